@@ -1,0 +1,48 @@
+/** Layer rules of DESIGN.md §1, checked by `npm run lint`. */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ imports only domain/ and pure libraries (no Fastify, Kysely, pg, undici, pino, node I/O).',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: {
+        path: '^src/(?!domain/)|node_modules/(fastify|@fastify|kysely|pg|better-sqlite3|undici|pino|standardwebhooks)/',
+      },
+    },
+    {
+      name: 'domain-no-node-io',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^(node:)?(fs|net|http|https|tls|child_process|dgram)$', dependencyTypes: ['core'] },
+    },
+    {
+      name: 'adapters-not-http',
+      comment: 'storage/, integrations/, notifications/ implement domain ports and never import http/ or hosted/.',
+      severity: 'error',
+      from: { path: '^src/(storage|integrations|notifications)/' },
+      to: { path: '^src/(http|hosted)/' },
+    },
+    {
+      name: 'http-not-storage',
+      comment: 'http/ and hosted/ call domain services, never storage directly.',
+      severity: 'error',
+      from: { path: '^src/(http|hosted)/' },
+      to: { path: '^src/storage/' },
+    },
+    {
+      name: 'only-app-wires-concretes',
+      comment: 'Simulators are adapters: only app.ts (and the CLI entry) chooses them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(app|main)\\.ts$|^src/integrations/' },
+      to: { path: '^src/integrations/' },
+    },
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,117 @@
+import type { CardBrand, CardFunding, CardProduct } from '../ports/bin-table.js';
+import type { MessageVersion, TransStatus } from '../threeds/three-ds-messages.js';
+
+/** Payment status (DESIGN.md §4 "Payment details"). */
+export type PaymentStatus = 'PENDING' | 'AUTHORIZED' | 'OK' | 'FAILED' | 'REVERSED';
+export type CaptureMethod = 'AUTOMATIC' | 'MANUAL';
+export type IntegrationType = 'DIRECT' | 'HOSTED';
+/** BROWSER: 3DS browser flow (EMVCo deviceChannel 02); APP: 3DS SDK flow (deviceChannel 01). */
+export type Channel = 'BROWSER' | 'APP';
+export type OperationType = 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'REVERSAL';
+
+/** Why a payment was or was not surcharged (DESIGN.md §4, §7). */
+export type SurchargeReason =
+  | 'COMMERCIAL_CARD'
+  | 'NON_EEA_CARD'
+  | 'DISABLED'
+  | 'CARD_NOT_ELIGIBLE'
+  | 'COUNTRY_NOT_SUPPORTED'
+  | 'CARD_UNKNOWN'
+  | 'CURRENCY_NOT_SUPPORTED'
+  | 'DIRECT_INTEGRATION';
+
+/** The surcharge decision of a payment. Values in minor units of the payment currency. */
+export interface Surcharge {
+  status: 'APPLIED' | 'NOT_OFFERED';
+  reason: SurchargeReason;
+  value: number;
+}
+
+/** What Kassa keeps of a card: never the full number (PAN) nor the security code. */
+export interface CardSummary {
+  brand: CardBrand;
+  /** First 8 digits (6 for a 6-digit BIN range). */
+  bin: string;
+  last4: string;
+  /** YYYYMM. */
+  expiryDate: string;
+  product?: CardProduct;
+  funding?: CardFunding;
+  /** ISO 3166-1 alpha-2. */
+  issuerCountry?: string;
+  cardholderName?: string;
+  /** HMAC-SHA256 of the PAN under the data key: lets the same card be recognised without storing it. */
+  fingerprint: string;
+}
+
+/** Outcome of 3-D Secure authentication kept with the payment (from the ARes, or the RReq after a challenge). */
+export interface ThreeDSResult {
+  threeDSServerTransID: string;
+  messageVersion: MessageVersion;
+  transStatus: TransStatus;
+  transStatusReason?: string;
+  eci?: string;
+  authenticationValue?: string;
+  acsTransID?: string;
+  dsTransID?: string;
+  /** Y/A give the merchant liability shift; U/I do not. */
+  liabilityShift: boolean;
+}
+
+/** One operation on a payment, identified by its xId. Values in minor units. */
+export interface PaymentOperation {
+  xId: string;
+  type: OperationType;
+  refNr?: string;
+  /** The merchant's own amount of this operation. */
+  value: number;
+  /** The surcharge share of this operation. */
+  surchargeValue: number;
+  status: 'OK' | 'FAILED';
+  responseCode: string;
+  creationDate: Date;
+}
+
+/** A card payment (the payment aggregate). Amounts are integer minor units of `currency`. */
+export interface Payment {
+  /** 32 lowercase hex characters: a UUID v4 without dashes (DESIGN.md §4). */
+  payId: string;
+  merchantId: string;
+  /** The merchant's id of the payment (1–64 characters). */
+  transId: string;
+  refNr?: string;
+  status: PaymentStatus;
+  /** 8-digit response code from the catalogue (`response-codes.ts`). */
+  responseCode: string;
+  currency: string;
+  /** The merchant's amount, without surcharge. */
+  value: number;
+  capturedValue: number;
+  refundedValue: number;
+  surcharge: Surcharge;
+  surchargeCapturedValue: number;
+  surchargeRefundedValue: number;
+  captureMethod: CaptureMethod;
+  integrationType: IntegrationType;
+  channel: Channel;
+  language?: string;
+  card?: CardSummary;
+  threeDS?: ThreeDSResult;
+  order?: Record<string, unknown>;
+  customerInfo?: Record<string, unknown>;
+  urls?: { return?: string; cancel?: string; webhook?: string };
+  metadata?: Record<string, unknown>;
+  operations: PaymentOperation[];
+  creationDate: Date;
+  updatedAt: Date;
+}
+
+/** The payId of a payment whose 3DS transaction id is `uuid` (DESIGN.md §4: the same UUID without dashes). */
+export function payIdFromUuid(uuid: string): string {
+  return uuid.replaceAll('-', '').toLowerCase();
+}
+
+/** The canonical RFC 4122 form of a payId, used as threeDSServerTransID (spec §2.1). */
+export function uuidFromPayId(payId: string): string {
+  return `${payId.slice(0, 8)}-${payId.slice(8, 12)}-${payId.slice(12, 16)}-${payId.slice(16, 20)}-${payId.slice(20)}`;
+}

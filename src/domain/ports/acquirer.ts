@@ -1,0 +1,39 @@
+import type { CardBrand } from './bin-table.js';
+
+/** What the acquirer needs to authorize a card payment. Amounts are integer minor units. */
+export interface AcquirerAuthorizationRequest {
+  /** Kassa's operation id (xId) of this authorization; the acquirer echoes it. */
+  xId: string;
+  payId: string;
+  merchantId: string;
+  pan: string;
+  /** YYYYMM. */
+  expiryDate: string;
+  securityCode?: string;
+  brand: CardBrand;
+  /** Minor units of `currency`, surcharge included. */
+  value: number;
+  currency: string;
+  /** true: authorize and capture in one message (sale); false: authorization only. */
+  capture: boolean;
+  /** 3-D Secure data passed on to the issuer, when authentication took place. */
+  threeDS?: { transStatus: string; eci?: string; authenticationValue?: string; dsTransID: string };
+}
+
+/**
+ * Result of an authorization. A decline is a result, not an error.
+ * `responseCode` is the ISO 8583 field 39 style code of the acquirer ("00" approved, "51" insufficient funds,
+ * "05" do not honor, ...); Kassa maps it to its own 8-digit catalogue.
+ */
+export type AcquirerAuthorizationResult =
+  | { outcome: 'APPROVED'; authorizationCode: string; acquirerReference: string; responseCode: '00' }
+  | { outcome: 'DECLINED'; acquirerReference: string; responseCode: string; message: string };
+
+/**
+ * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
+ * Follow-up operations (capture, refund, reversal) are added with the follow-up issue.
+ */
+export interface Acquirer {
+  /** Authorizes (and with `capture` also captures) an amount. Throws only on transport failure. */
+  authorize(request: AcquirerAuthorizationRequest): Promise<AcquirerAuthorizationResult>;
+}

@@ -1,0 +1,141 @@
+/**
+ * EMV 3-D Secure 2 protocol messages as Kassa (the 3DS Server) exchanges them with a directory server (DS).
+ * Field names and codes are EMVCo's (EMV 3DS Protocol and Core Functions Specification, tables A.1/B).
+ * Only the fields Kassa sends or reads are typed; a real DS adapter may carry more.
+ */
+
+/** Protocol versions Kassa supports, lowest first (DESIGN.md §6). */
+export const SUPPORTED_MESSAGE_VERSIONS = ['2.1.0', '2.2.0', '2.3.1'] as const;
+export type MessageVersion = (typeof SUPPORTED_MESSAGE_VERSIONS)[number];
+
+/** EMVCo transStatus (spec §3). */
+export type TransStatus = 'Y' | 'N' | 'U' | 'A' | 'C' | 'D' | 'R' | 'I';
+
+/** EMVCo deviceChannel: 01 = app-based, 02 = browser-based. */
+export type DeviceChannel = '01' | '02';
+
+/**
+ * EMVCo threeDSRequestorChallengeInd: 01 no preference, 02 no challenge requested,
+ * 03 challenge requested (requestor preference), 04 challenge requested (mandate).
+ */
+export type ThreeDSRequestorChallengeInd = '01' | '02' | '03' | '04';
+
+/** Browser data of an AReq for deviceChannel 02 (EMVCo browser* fields). */
+export interface AReqBrowserData {
+  browserAcceptHeader: string;
+  browserIP?: string;
+  browserJavaEnabled?: boolean;
+  browserJavascriptEnabled: boolean;
+  browserLanguage: string;
+  browserColorDepth?: string;
+  browserScreenHeight?: string;
+  browserScreenWidth?: string;
+  /** Minutes between UTC and the browser's local time, as the browser's Date#getTimezoneOffset. */
+  browserTZ?: string;
+  browserUserAgent: string;
+}
+
+/** SDK data of an AReq for deviceChannel 01 (EMVCo sdk* fields). */
+export interface AReqSdkData {
+  sdkAppID: string;
+  sdkTransID: string;
+  /** The SDK's ephemeral public key as a JWK (EC P-256). */
+  sdkEphemPubKey: Record<string, unknown>;
+  sdkReferenceNumber: string;
+  /** Minutes, at least 05. */
+  sdkMaxTimeout: string;
+}
+
+/** The Authentication Request (AReq) Kassa sends to the DS. */
+export interface AuthenticationRequest {
+  messageType: 'AReq';
+  messageVersion: MessageVersion;
+  threeDSServerTransID: string;
+  threeDSServerRefNumber: string;
+  threeDSRequestorURL: string;
+  /** Y, N or U: whether the 3DS Method completed (spec §2.1 threeDSCompInd). */
+  threeDSCompInd: 'Y' | 'N' | 'U';
+  threeDSRequestorChallengeInd: ThreeDSRequestorChallengeInd;
+  deviceChannel: DeviceChannel;
+  /** 01 = payment authentication. */
+  messageCategory: '01';
+  acctNumber: string;
+  /** YYMM. */
+  cardExpiryDate: string;
+  /** Minor units, as a decimal string without separators. */
+  purchaseAmount: string;
+  /** ISO 4217 numeric. */
+  purchaseCurrency: string;
+  purchaseExponent: string;
+  /** YYYYMMDDHHMMSS, UTC. */
+  purchaseDate: string;
+  merchantName: string;
+  /** ISO 3166-1 numeric. */
+  merchantCountryCode: string;
+  acquirerMerchantID: string;
+  /** Where the ACS posts the CRes after a browser challenge. */
+  notificationURL?: string;
+  browser?: AReqBrowserData;
+  sdk?: AReqSdkData;
+  cardholderName?: string;
+}
+
+/** acsRenderingType of an app-based ARes (spec §2.2). */
+export interface AcsRenderingType {
+  acsInterface: '' | 'native' | 'html';
+  acsUiTemplate: '' | 'text' | 'singleSelect' | 'multiSelect' | 'oob' | 'other';
+}
+
+/** The Authentication Response (ARes) a DS returns; optional fields are absent when the ACS did not send them. */
+export interface AuthenticationResponseMessage {
+  messageType: 'ARes';
+  messageVersion: MessageVersion;
+  threeDSServerTransID: string;
+  acsTransID: string;
+  dsTransID: string;
+  acsReferenceNumber: string;
+  dsReferenceNumber: string;
+  acsOperatorID?: string;
+  transStatus: TransStatus;
+  /** EMVCo transStatusReason code, 01–26 or 80–88. */
+  transStatusReason?: string;
+  /** Electronic Commerce Indicator, 2 digits, per scheme. */
+  eci?: string;
+  /** CAVV/AAV, 28 Base64 characters. */
+  authenticationValue?: string;
+  acsChallengeMandated?: 'Y' | 'N';
+  /** 01 static, 02 dynamic, 03 oob, 04 decoupled (2.2.0+). */
+  authenticationType?: '01' | '02' | '03' | '04';
+  acsURL?: string;
+  acsRenderingType?: AcsRenderingType;
+  acsSignedContent?: string;
+  sdkTransID?: string;
+  cardholderInfo?: string;
+  acsDecConInd?: 'Y' | 'N';
+  broadInfo?: string;
+  messageExtension?: string;
+  whiteListStatus?: 'Y' | 'N' | 'E' | 'P' | 'R' | 'U';
+  whiteListStatusSource?: '01' | '02' | '03';
+}
+
+/** EMVCo Error message (Erro) a DS returns instead of an ARes. */
+export interface ThreeDSErrorMessage {
+  messageType: 'Erro';
+  messageVersion: string;
+  threeDSServerTransID: string;
+  /** EMVCo errorCode, e.g. 305 (transaction data not valid), 101 (message received invalid). */
+  errorCode: string;
+  errorComponent: 'S' | 'D' | 'A';
+  errorDescription: string;
+  errorDetail: string;
+}
+
+/** Card range data as a DS hands it out in a PRes (EMVCo cardRangeData). */
+export interface CardRangeData {
+  startRange: string;
+  endRange: string;
+  acsStartProtocolVersion: MessageVersion;
+  acsEndProtocolVersion: MessageVersion;
+  /** Absent when the ACS of the range has no 3DS Method. */
+  threeDSMethodURL?: string;
+}
