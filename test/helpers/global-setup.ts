@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { generate } from 'selfsigned';
+import 'vitest';
 import type { TestProject } from 'vitest/node';
 
 /** Where the PostgreSQL suite connects; each test file creates and drops its own database there. */
@@ -57,8 +58,16 @@ export default async function setup(project: TestProject): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'kassa-test-tls-'));
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
-    days: 2,
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    notAfterDate: new Date(Date.now() + 2 * 86_400_000),
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   const tlsCertFile = join(dir, 'cert.pem');
   const tlsKeyFile = join(dir, 'key.pem');

@@ -1,0 +1,238 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import underPressure from '@fastify/under-pressure';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config/config.js';
+import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
+import { IdempotencyService } from './domain/idempotency/idempotency.js';
+import { MerchantService } from './domain/merchants/merchant-service.js';
+import { PaymentService } from './domain/payments/payment-service.js';
+import type { Acquirer } from './domain/ports/acquirer.js';
+import type { BinTable } from './domain/ports/bin-table.js';
+import { type Clock, systemClock } from './domain/ports/clock.js';
+import type { DirectoryServer } from './domain/ports/directory-server.js';
+import type { IdGenerator } from './domain/ports/id-generator.js';
+import type { Store } from './domain/ports/store.js';
+import { AccessTokens } from './http/auth/access-tokens.js';
+import { merchantAuth } from './http/auth/authenticate.js';
+import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
+import { healthRoutes } from './http/routes/health.route.js';
+import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
+import { paymentRoutes } from './http/routes/payments.route.js';
+import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
+import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
+import { SimulatorDirectoryServer } from './integrations/threeds-simulator/simulator-directory-server.js';
+import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
+import { KyselyStore } from './storage/kysely-store.js';
+
+/** Request body limit: payment requests are small. */
+const BODY_LIMIT = 256 * 1024; // 256 KiB
+
+/** Replaceable adapters, for tests and for operators who bring their own. */
+export interface AppOverrides {
+  clock?: Clock;
+  ids?: IdGenerator;
+  db?: Db;
+  bins?: BinTable;
+  directoryServer?: DirectoryServer;
+  acquirer?: Acquirer;
+  secrets?: RuntimeSecrets;
+  /** Where logs go (default stdout). */
+  logStream?: DestinationStream;
+}
+
+/** Domain services, built once and handed to the HTTP layer and the CLI. */
+export interface Services {
+  merchants: MerchantService;
+  payments: PaymentService;
+  idempotency: IdempotencyService;
+}
+
+/** A built (not yet listening) Kassa. */
+export interface Kassa {
+  app: FastifyInstance;
+  services: Services;
+  db: Db;
+  secrets: RuntimeSecrets;
+  close(): Promise<void>;
+}
+
+/** Node's crypto as the IdGenerator port. */
+export const cryptoIds: IdGenerator = {
+  uuid: () => randomUUID(),
+  randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
+};
+
+/** Opens the configured database (or the override) and brings its schema up to date. */
+export async function openDatabase(config: Config, override?: Db): Promise<Db> {
+  const db =
+    override ??
+    createDb(
+      config.database.dialect === 'sqlite'
+        ? { dialect: 'sqlite', file: config.database.file }
+        : { dialect: 'postgres', url: config.database.url },
+    );
+  await migrateToLatest(db);
+  return db;
+}
+
+/** Builds the domain services over a database (shared by the server and the CLI). */
+export function buildServices(
+  config: Config,
+  db: Db,
+  secrets: RuntimeSecrets,
+  overrides: AppOverrides = {},
+  onInvalidAuthenticationResponse?: (payId: string, errors: string[]) => void,
+): Services {
+  const clock = overrides.clock ?? systemClock;
+  const ids = overrides.ids ?? cryptoIds;
+  const store: Store = new KyselyStore(db.kysely);
+  const bins = overrides.bins ?? CsvBinTable.fromFile(config.binFile);
+  const directoryServer =
+    overrides.directoryServer ?? new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock });
+  const acquirer = overrides.acquirer ?? new SimulatorAcquirer(bins);
+  return {
+    merchants: new MerchantService(store, clock, ids),
+    idempotency: new IdempotencyService(store, clock),
+    payments: new PaymentService({
+      store,
+      clock,
+      ids,
+      bins,
+      directoryServer,
+      acquirer,
+      publicUrl: config.publicUrl,
+      dataKey: secrets.dataKey,
+      onInvalidAuthenticationResponse,
+    }),
+  };
+}
+
+/**
+ * The composition root (DESIGN.md §1): builds adapters once, wires the domain services and registers the HTTP
+ * plugins. HTTPS with TLS ≥ 1.2 (spec §1.3), or plain HTTP behind a TLS-terminating proxy (`KASSA_TLS=proxy`),
+ * which then must say `X-Forwarded-Proto: https`.
+ */
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<Kassa> {
+  const secrets = overrides.secrets ?? (await loadRuntimeSecrets(config));
+  const db = await openDatabase(config, overrides.db);
+  const clock = overrides.clock ?? systemClock;
+
+  const logger = {
+    level: config.logLevel,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.body',
+        'body',
+        '*.card.number',
+        '*.card.securityCode',
+        'client_secret',
+      ],
+      censor: '[redacted]',
+    },
+    ...(overrides.logStream && { stream: overrides.logStream }),
+  };
+  const tlsOptions =
+    secrets.tls && config.tls.mode === 'on'
+      ? { https: { key: secrets.tls.key, cert: secrets.tls.cert, minVersion: 'TLSv1.2' as const } }
+      : {};
+  const app = Fastify({
+    ...tlsOptions,
+    logger,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.tls.mode === 'proxy',
+    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    requestIdHeader: false,
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+
+  let invalidAuthenticationResponses = 0;
+  const services = buildServices(config, db, secrets, overrides, (payId, errors) => {
+    invalidAuthenticationResponses++;
+    app.log.error(
+      { payId, errors, invalidAuthenticationResponses },
+      'authenticationResponse failed its schema; not sent',
+    );
+  });
+  const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
+  const auth = merchantAuth(services.merchants, tokens);
+
+  app.setErrorHandler(problemErrorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
+  );
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (
+      config.tls.mode === 'proxy' &&
+      request.headers['x-forwarded-proto'] !== 'https' &&
+      !request.url.startsWith('/healthz')
+    ) {
+      await sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
+    }
+  });
+  // problem+json bodies must keep their media type; Fastify would otherwise default objects to application/json.
+  app.addContentTypeParser(PROBLEM_JSON, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'ignore'));
+
+  await app.register(helmet, { contentSecurityPolicy: false, global: true });
+  await app.register(formbody);
+  await app.register(rateLimit, { global: false });
+  await app.register(underPressure, {
+    maxEventLoopDelay: 1000, // ms
+    exposeStatusRoute: false,
+    pressureHandler: (request, reply) => {
+      sendProblem(request, reply, 'SERVICE_UNAVAILABLE');
+    },
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kassa payment gateway',
+        version: '1.0.0',
+        description: 'REST interface: docs/ in the repository',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic' },
+          oauth2: {
+            type: 'oauth2',
+            flows: { clientCredentials: { tokenUrl: '/authorization/oauth/token', scopes: {} } },
+          },
+        },
+      },
+      security: [{ basic: [] }, { oauth2: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { db });
+  await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
+  await app.register(paymentRoutes, {
+    payments: services.payments,
+    idempotency: services.idempotency,
+    auth,
+    publicUrl: config.publicUrl,
+  });
+
+  return {
+    app,
+    services,
+    db,
+    secrets,
+    close: async () => {
+      await app.close();
+      await db.close();
+    },
+  };
+}

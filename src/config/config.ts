@@ -1,0 +1,143 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/**
+ * Every setting of Kassa, read from the environment (DESIGN.md §3). One schema, defaults beside each entry.
+ * Names are the environment variables themselves so that an error names what the operator must fix.
+ */
+export const ConfigSchema = Type.Object({
+  KASSA_HOST: Type.String({ minLength: 1, default: 'localhost', description: 'Interface to listen on' }),
+  KASSA_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8443, description: 'TCP port' }),
+  KASSA_DATA_DIR: Type.String({ minLength: 1, default: '.kassa', description: 'SQLite file, generated certificate' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^(postgres(ql)?://.+|sqlite:.+)$',
+      description: 'postgres://… selects PostgreSQL; sqlite:<file> or unset selects SQLite in the data dir',
+    }),
+  ),
+  KASSA_PUBLIC_URL: Type.Optional(
+    Type.String({ pattern: '^https://[^/]+(/.*)?$', description: 'https URL merchants and browsers reach' }),
+  ),
+  KASSA_TLS: Type.Union([Type.Literal('on'), Type.Literal('proxy')], {
+    default: 'on',
+    description: 'on: Kassa terminates TLS; proxy: a TLS-terminating proxy in front sets X-Forwarded-Proto',
+  }),
+  KASSA_TLS_CERT: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate chain file' })),
+  KASSA_TLS_KEY: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file' })),
+  KASSA_TOKEN_SECRET: Type.Optional(
+    Type.String({ minLength: 32, description: 'HMAC key of access tokens (≥ 32 chars); generated if unset' }),
+  ),
+  KASSA_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600, description: 'seconds' }),
+  KASSA_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 32, description: 'Bearer token of /admin/v1' })),
+  KASSA_DATA_KEY: Type.Optional(
+    Type.String({ minLength: 32, description: 'Key of card fingerprints (≥ 32 chars); generated if unset' }),
+  ),
+  KASSA_BIN_FILE: Type.String({ minLength: 1, default: join(PACKAGE_ROOT, 'data', 'bins.csv') }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+});
+type RawConfig = Static<typeof ConfigSchema>;
+
+export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+export type TlsConfig = { mode: 'on'; certFile?: string; keyFile?: string } | { mode: 'proxy' };
+
+/** Kassa's settings after validation. Frozen; built only by `loadConfig`. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Absolute path. */
+  dataDir: string;
+  database: DatabaseConfig;
+  /** Without a trailing slash. */
+  publicUrl: string;
+  tls: TlsConfig;
+  tokenSecret?: string;
+  /** Access token lifetime in seconds (spec §4.1 expires_in). */
+  tokenTtlSeconds: number;
+  adminToken?: string;
+  dataKey?: string;
+  binFile: string;
+  logLevel: string;
+}
+
+/** Thrown when a setting is invalid; the message names each variable. Start-up stops on it. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads and validates the settings from `env`.
+ * @throws ConfigError naming every bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  const raw = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, picked)) as RawConfig;
+  const problems = [...Value.Errors(ConfigSchema, raw)].map((e) => {
+    const name =
+      e.instancePath.replace(/^\//, '') || String((e.params as { missingProperty?: string }).missingProperty);
+    return `${name}: ${e.message} (got ${JSON.stringify(picked[name] ?? null)})`;
+  });
+  if ((raw.KASSA_TLS_CERT === undefined) !== (raw.KASSA_TLS_KEY === undefined)) {
+    problems.push('KASSA_TLS_CERT and KASSA_TLS_KEY: set both or neither');
+  }
+  if (raw.KASSA_TLS === 'proxy' && raw.KASSA_TLS_CERT !== undefined) {
+    problems.push('KASSA_TLS: proxy mode terminates TLS in the proxy; unset KASSA_TLS_CERT/KASSA_TLS_KEY');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataDir = isAbsolute(raw.KASSA_DATA_DIR) ? raw.KASSA_DATA_DIR : resolve(cwd, raw.KASSA_DATA_DIR);
+  const url = raw.DATABASE_URL;
+  let database: DatabaseConfig;
+  if (url?.startsWith('postgres')) database = { dialect: 'postgres', url };
+  else if (url?.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    database = { dialect: 'sqlite', file: file === ':memory:' || isAbsolute(file) ? file : resolve(cwd, file) };
+  } else database = { dialect: 'sqlite', file: join(dataDir, 'kassa.db') };
+
+  const publicHost = raw.KASSA_HOST === '0.0.0.0' || raw.KASSA_HOST === '::' ? 'localhost' : raw.KASSA_HOST;
+  const config: Config = {
+    host: raw.KASSA_HOST,
+    port: raw.KASSA_PORT,
+    dataDir,
+    database,
+    publicUrl: (raw.KASSA_PUBLIC_URL ?? `https://${publicHost}:${raw.KASSA_PORT}`).replace(/\/+$/, ''),
+    tls:
+      raw.KASSA_TLS === 'proxy'
+        ? { mode: 'proxy' }
+        : { mode: 'on', certFile: raw.KASSA_TLS_CERT, keyFile: raw.KASSA_TLS_KEY },
+    tokenSecret: raw.KASSA_TOKEN_SECRET,
+    tokenTtlSeconds: raw.KASSA_TOKEN_TTL,
+    adminToken: raw.KASSA_ADMIN_TOKEN,
+    dataKey: raw.KASSA_DATA_KEY,
+    binFile: isAbsolute(raw.KASSA_BIN_FILE) ? raw.KASSA_BIN_FILE : resolve(cwd, raw.KASSA_BIN_FILE),
+    logLevel: raw.LOG_LEVEL,
+  };
+  return Object.freeze(config);
+}
+
+const SECRET_KEYS = new Set(['tokenSecret', 'adminToken', 'dataKey']);
+
+/** The config as text safe to print or log: secrets and database passwords masked. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) {
+    if (SECRET_KEYS.has(k)) out[k] = v === undefined ? undefined : '***';
+    else if (k === 'database' && (v as DatabaseConfig).dialect === 'postgres') {
+      out[k] = { dialect: 'postgres', url: (v as { url: string }).url.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:***@') };
+    } else out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+/**
+ * Kassa's 8-digit response codes (DESIGN.md §4), Paygate style: status digit (0 ok, 2 error, 4 fatal, 6 pending)
+ * + 3-digit category (000 general, 001 3-D Secure, 002 authorization, 004 hosted) + 4-digit detail.
+ * docs/response-codes.md lists the same table; a test keeps them equal.
+ */
+export const RESPONSE_CODES = {
+  '00000000': 'Transaction successful',
+  '60000001': 'Payment is being processed',
+  '60020001': 'Authorization outcome unknown: the acquirer did not answer; Kassa reconciles it',
+  '60010001': 'Waiting for the cardholder to complete the 3-D Secure challenge',
+  '60010002': 'Waiting for decoupled 3-D Secure authentication by the issuer',
+  '60040001': 'Waiting for the cardholder on the hosted payment page',
+  '20010001': '3-D Secure authentication failed: not authenticated (transStatus N)',
+  '20010002': '3-D Secure authentication rejected by the issuer (transStatus R)',
+  '20010003': '3-D Secure challenge cancelled by the cardholder',
+  '20010004': '3-D Secure authentication could not be completed',
+  '20010005': '3-D Secure challenge flows are not available in this Kassa version',
+  '20020005': 'Authorization declined: do not honor',
+  '20020014': 'Authorization declined: invalid card number',
+  '20020051': 'Authorization declined: insufficient funds',
+  '20020054': 'Authorization declined: expired card',
+  '20029999': 'Authorization declined',
+  '40020096': 'Acquirer system error',
+} as const;
+
+export type ResponseCode = keyof typeof RESPONSE_CODES;
+
+/** The description of a response code. */
+export function describeResponseCode(code: string): string {
+  return (RESPONSE_CODES as Record<string, string>)[code] ?? 'Unknown response code';
+}
+
+const ACQUIRER_CODES: Record<string, ResponseCode> = {
+  '00': '00000000',
+  '05': '20020005',
+  '14': '20020014',
+  '51': '20020051',
+  '54': '20020054',
+  '96': '40020096',
+};
+
+/** Maps an acquirer's ISO 8583 field 39 code to Kassa's catalogue; an unknown decline maps to 20029999. */
+export function responseCodeFromAcquirer(code: string): ResponseCode {
+  return ACQUIRER_CODES[code] ?? '20029999';
+}

@@ -1,0 +1,85 @@
+import type { ApiKeyRecord, Merchant } from '../merchants/merchant.js';
+import type { Payment, PaymentOperation } from '../payments/payment.js';
+
+/** Merchant profiles. */
+export interface MerchantRepository {
+  /** @returns false when the merchantId exists already. */
+  insert(merchant: Merchant): Promise<boolean>;
+  find(merchantId: string): Promise<Merchant | undefined>;
+  count(): Promise<number>;
+  setWebhookUrl(merchantId: string, url: string | undefined): Promise<boolean>;
+}
+
+/** API keys, looked up by hash. */
+export interface ApiKeyRepository {
+  insert(key: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  find(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** @returns false when the merchant has no such (unrevoked) key. */
+  revoke(merchantId: string, keyId: string, at: Date): Promise<boolean>;
+}
+
+/** Payments and their operations. Every read names the merchant (tenant) it reads for. */
+export interface PaymentRepository {
+  /**
+   * Stores a new payment with its operations.
+   * @returns 'TRANS_ID_IN_USE' when a payment of this merchant with this transId exists that has not FAILED.
+   */
+  insert(payment: Payment): Promise<'OK' | 'TRANS_ID_IN_USE'>;
+  /** Writes the payment's mutable fields and inserts operations not stored yet (by xId). */
+  update(payment: Payment): Promise<void>;
+  findByPayId(merchantId: string, payId: string): Promise<Payment | undefined>;
+  /** The latest payment (by creation time) of this merchant with this transId. */
+  findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined>;
+  /** Appends operations to an existing payment. */
+  insertOperations(payId: string, operations: PaymentOperation[]): Promise<void>;
+}
+
+/** A stored idempotent request (DESIGN.md §4, IETF draft-ietf-httpapi-idempotency-key-header). */
+export interface IdempotencyRecord {
+  requestHash: string;
+  state: 'IN_FLIGHT' | 'DONE';
+  responseStatus?: number;
+  responseBody?: string;
+  creationDate: Date;
+}
+
+export interface IdempotencyRepository {
+  /** Claims the key. @returns undefined when claimed now, else the record already there. */
+  claim(merchantId: string, key: string, requestHash: string, now: Date): Promise<IdempotencyRecord | undefined>;
+  complete(merchantId: string, key: string, status: number, body: string): Promise<void>;
+  /** Forgets a claim, so that a request that failed for a transient reason may be retried with the same key. */
+  release(merchantId: string, key: string): Promise<void>;
+  /** Replaces a claim older than `olderThan` (expired or abandoned). @returns true when it did. */
+  reclaimIfOlder(merchantId: string, key: string, requestHash: string, olderThan: Date, now: Date): Promise<boolean>;
+}
+
+/** An event to deliver to a merchant (DESIGN.md §5), written to the outbox with the state change that caused it. */
+export interface OutboxEvent {
+  /** Unique; becomes the Standard Webhooks `webhook-id`. */
+  id: string;
+  merchantId: string;
+  payId?: string;
+  /** `authentication` or `payment.*`. */
+  type: string;
+  payload: Record<string, unknown>;
+  /** Target URL fixed at enqueue time; undefined when neither the payment nor the merchant has one. */
+  targetUrl?: string;
+  createdAt: Date;
+}
+
+/** The transactional outbox. */
+export interface NotificationOutbox {
+  enqueue(event: OutboxEvent): Promise<void>;
+}
+
+/** All repositories over one connection or transaction. */
+export interface Store {
+  merchants: MerchantRepository;
+  apiKeys: ApiKeyRepository;
+  payments: PaymentRepository;
+  idempotency: IdempotencyRepository;
+  outbox: NotificationOutbox;
+  /** Runs `work` in one database transaction; every repository of the `tx` store uses it. Rolls back on throw. */
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Merchant } from '../../domain/merchants/merchant.js';
+import type { MerchantService } from '../../domain/merchants/merchant-service.js';
+import { sendProblem } from '../problem.js';
+import type { AccessTokens } from './access-tokens.js';
+import { parseBasicAuthorization } from './basic-credentials.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated merchant; set by the auth pre-handler on /api/v1 routes. */
+    merchant?: Merchant;
+  }
+}
+
+/** The authenticated merchant of a request that passed `merchantAuth`. */
+export function merchantOf(request: FastifyRequest): Merchant {
+  if (!request.merchant) throw new Error('route is missing the merchant auth pre-handler');
+  return request.merchant;
+}
+
+/**
+ * Pre-handler authenticating a merchant by HTTP Basic (spec §5.1) or an OAuth 2 Bearer token (spec §5.2).
+ * Every failure answers the same 401, whether the merchant exists or not.
+ */
+export function merchantAuth(merchants: MerchantService, tokens: AccessTokens) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const header = request.headers.authorization;
+    let merchant: Merchant | undefined;
+    const basic = parseBasicAuthorization(header);
+    if (basic) {
+      merchant = (await merchants.authenticateApiKey(basic.id, basic.secret))?.merchant;
+    } else {
+      const bearer = header?.match(/^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i)?.[1];
+      const claims = bearer ? await tokens.verify(bearer) : undefined;
+      if (claims) merchant = await merchants.findByActiveKey(claims.merchantId, claims.keyId);
+    }
+    if (!merchant) {
+      reply.header('www-authenticate', 'Basic realm="kassa", Bearer realm="kassa"');
+      await sendProblem(request, reply, 'UNAUTHORIZED');
+      return;
+    }
+    request.merchant = merchant;
+  };
+}

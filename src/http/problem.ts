@@ -1,0 +1,109 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CATALOGUE, type ErrorCode, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
+
+/** Media type of every error body (RFC 9457). */
+export const PROBLEM_JSON = 'application/problem+json';
+
+/** Problem type URI of a code: a URN, stable and not pretending to be a web page. */
+export const problemType = (code: string): string => `urn:kassa:error:${code}`;
+
+/**
+ * The 8-digit responseCode of an API error (DESIGN.md §4): 2 (error) or 4 (fatal, for 5xx) + category 000 +
+ * the HTTP status in 4 digits, e.g. 400 → 20000400.
+ */
+export const responseCodeOfStatus = (status: number): string =>
+  `${status >= 500 ? '4' : '2'}000${String(status).padStart(4, '0')}`;
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Field errors of a schema validation failure, as dotted paths into the body (`amount.value`). */
+export function fieldErrorsOfValidation(errors: AjvError[], context: string): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const base = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const extra = (e.params.missingProperty ?? e.params.additionalProperty) as string | undefined;
+    const field = [context === 'body' ? '' : context, base, extra ?? ''].filter(Boolean).join('.') || context;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') message = 'is required';
+    else if (e.keyword === 'additionalProperties') message = 'is not a known field';
+    else if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    const key = `${field}|${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push({ field, message });
+    }
+  }
+  return out;
+}
+
+/** Sends a problem+json answer for a code. */
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCode,
+  detail?: string,
+  errors?: FieldError[],
+): FastifyReply {
+  const { status, title } = ERROR_CATALOGUE[code];
+  return reply
+    .status(status)
+    .type(PROBLEM_JSON)
+    .send({
+      type: problemType(code),
+      title,
+      status,
+      detail: detail ?? title,
+      code,
+      responseCode: responseCodeOfStatus(status),
+      requestId: request.id,
+      ...(errors && errors.length > 0 && { errors }),
+    });
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+};
+
+/**
+ * The error handler: KassaError → its problem; schema validation → VALIDATION_FAILED naming each field;
+ * framework 4xx → the matching code; anything else → a generic 500 whose text stays in the log.
+ */
+export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof KassaError) {
+    if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(request, reply, error.code, error.message, error.errors);
+  }
+  if (error.validation) {
+    const errors = fieldErrorsOfValidation(error.validation as AjvError[], error.validationContext ?? 'body');
+    return sendProblem(
+      request,
+      reply,
+      'VALIDATION_FAILED',
+      errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+      errors,
+    );
+  }
+  const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+  if (mapped) return sendProblem(request, reply, mapped);
+  if (error instanceof SyntaxError || (error.statusCode === 400 && !error.code)) {
+    return sendProblem(request, reply, 'INVALID_JSON');
+  }
+  if (error.statusCode === 429) return sendProblem(request, reply, 'RATE_LIMITED', error.message);
+  if (error.statusCode === 503) return sendProblem(request, reply, 'SERVICE_UNAVAILABLE');
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    request.log.info({ err: error }, 'client error');
+    return sendProblem(request, reply, error.statusCode === 404 ? 'NOT_FOUND' : 'VALIDATION_FAILED', error.message);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendProblem(request, reply, 'INTERNAL_ERROR', `Internal error; quote requestId ${request.id}`);
+}

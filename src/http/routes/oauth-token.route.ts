@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MerchantService } from '../../domain/merchants/merchant-service.js';
+import type { AccessTokens } from '../auth/access-tokens.js';
+import { parseBasicAuthorization } from '../auth/basic-credentials.js';
+
+/** Token endpoint limits: per client IP and per client_id, each this many requests per minute. */
+export const TOKEN_RATE_LIMIT = { perIp: 60, perClient: 30, timeWindow: '1 minute' } as const;
+
+type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_grant';
+
+/** RFC 6749 §5.2 error answer, never cached. */
+function oauthError(reply: FastifyReply, status: number, error: OAuthError | 'too_many_requests', description: string) {
+  if (error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="kassa"');
+  return reply
+    .status(status)
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .type('application/json')
+    .send({ error, error_description: description });
+}
+
+interface TokenForm {
+  grant_type?: string;
+  client_id?: string;
+  client_secret?: string;
+  scope?: string;
+}
+
+/**
+ * `POST /authorization/oauth/token` (spec §4.1, §5.2): OAuth 2 client credentials grant (RFC 6749 §4.4).
+ * Client authentication by form fields or an HTTP Basic header (RFC 6749 §2.3.1). Rate limited per IP and client.
+ */
+export async function oauthTokenRoute(
+  app: FastifyInstance,
+  opts: { merchants: MerchantService; tokens: AccessTokens },
+) {
+  const perIp = app.createRateLimit({ max: TOKEN_RATE_LIMIT.perIp, timeWindow: TOKEN_RATE_LIMIT.timeWindow });
+  const perClient = app.createRateLimit({
+    max: TOKEN_RATE_LIMIT.perClient,
+    timeWindow: TOKEN_RATE_LIMIT.timeWindow,
+    keyGenerator: (req) => `client:${clientIdOf(req) ?? ''}`,
+  });
+
+  app.post(
+    '/authorization/oauth/token',
+    {
+      schema: {
+        summary: 'Obtain an access token (OAuth 2 client credentials)',
+        tags: ['auth'],
+        consumes: ['application/x-www-form-urlencoded'],
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              access_token: { type: 'string' },
+              token_type: { type: 'string', enum: ['Bearer'] },
+              expires_in: { type: 'integer', description: 'seconds' },
+            },
+          },
+        },
+      },
+      errorHandler: (error, _request, reply) => {
+        const ct = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          ct ? 'content-type must be application/x-www-form-urlencoded' : 'malformed request body',
+        );
+      },
+    },
+    async (request, reply) => {
+      for (const limiter of [perIp, perClient]) {
+        const limit = await limiter(request);
+        if (!limit.isAllowed && limit.isExceeded) {
+          reply.header('retry-after', Math.ceil(limit.ttlInSeconds ?? 60));
+          return oauthError(reply, 429, 'too_many_requests', 'too many token requests; retry later');
+        }
+      }
+      const form = (request.body ?? {}) as TokenForm;
+      if (typeof form !== 'object' || Array.isArray(form))
+        return oauthError(reply, 400, 'invalid_request', 'form body expected');
+      if (!form.grant_type) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+      if (form.grant_type !== 'client_credentials') {
+        return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
+      }
+      const basic = parseBasicAuthorization(request.headers.authorization);
+      if (basic && (form.client_id || form.client_secret)) {
+        return oauthError(reply, 400, 'invalid_request', 'use one client authentication method, not two');
+      }
+      const clientId = basic?.id ?? form.client_id;
+      const clientSecret = basic?.secret ?? form.client_secret;
+      if (!clientId || !clientSecret) {
+        return oauthError(reply, 401, 'invalid_client', 'client_id and client_secret are required');
+      }
+      const auth = await opts.merchants.authenticateApiKey(clientId, clientSecret);
+      if (!auth) return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
+      const accessToken = await opts.tokens.issue({ merchantId: auth.merchant.merchantId, keyId: auth.keyId });
+      return reply
+        .header('cache-control', 'no-store')
+        .header('pragma', 'no-cache')
+        .send({ access_token: accessToken, token_type: 'Bearer', expires_in: opts.tokens.ttlSeconds });
+    },
+  );
+}
+
+function clientIdOf(request: FastifyRequest): string | undefined {
+  const basic = parseBasicAuthorization(request.headers.authorization);
+  if (basic) return basic.id;
+  const body = request.body as TokenForm | undefined;
+  return typeof body?.client_id === 'string' ? body.client_id : undefined;
+}

@@ -1,0 +1,182 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { Services } from './app.js';
+import { buildApp, buildServices, type Kassa, openDatabase } from './app.js';
+import { type Config, ConfigError, describeConfig, loadConfig } from './config/config.js';
+import { loadRuntimeSecrets } from './config/data-dir.js';
+import { KassaError } from './domain/errors/error-catalogue.js';
+
+/** The demo merchant created on first start with an empty database (DESIGN.md §3). */
+export const DEMO_MERCHANT = { merchantId: 'demo', name: 'Kassa Demo Shop', country: 'DK', currency: 'DKK' } as const;
+
+function readConfig(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** Opens the database and builds the services for a one-shot CLI command, then closes. */
+async function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
+  const config = readConfig();
+  const db = await openDatabase(config);
+  try {
+    const secrets = await loadRuntimeSecrets(config, { tls: false });
+    return await work(buildServices(config, db, secrets));
+  } finally {
+    await db.close();
+  }
+}
+
+function upper(value: string): string {
+  return value.toUpperCase();
+}
+
+async function serve(): Promise<void> {
+  const config = readConfig();
+  let kassa: Kassa;
+  try {
+    kassa = await buildApp(config);
+  } catch (error) {
+    console.error(`Kassa could not start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  const { app, services } = kassa;
+  if (!(await services.merchants.hasMerchants())) {
+    const demo = await services.merchants.createMerchant({ ...DEMO_MERCHANT, sandbox: true });
+    console.log(
+      [
+        '',
+        'Created the sandbox merchant "demo" (DK, DKK). Its credentials are shown only this once:',
+        `  merchantId:    ${demo.merchant.merchantId}`,
+        `  apiKey:        ${demo.apiKey}`,
+        `  webhookSecret: ${demo.merchant.webhookSecret}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  await app.listen({ host: config.host, port: config.port });
+  const scheme = config.tls.mode === 'proxy' ? 'http (behind a TLS proxy)' : 'https';
+  console.log(
+    [
+      `Kassa listens on ${config.host}:${config.port} (${scheme}), database ${config.database.dialect}.`,
+      `  API:       ${config.publicUrl}/api/v1`,
+      `  API docs:  ${config.publicUrl}/docs`,
+      `  OpenAPI:   ${config.publicUrl}/openapi.json`,
+      kassa.secrets.tls?.generated ? `  A self-signed certificate was generated into ${config.dataDir}.` : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  );
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    await kassa.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+const program = new Command('kassa').description('Kassa payment gateway').showHelpAfterError();
+
+program.command('serve').description('serve the HTTPS API (runs pending migrations first)').action(serve);
+
+program
+  .command('migrate')
+  .description('bring the database schema up to date')
+  .action(async () => {
+    const config = readConfig();
+    const db = await openDatabase(config);
+    await db.close();
+    console.log(`database (${config.database.dialect}) is at the latest migration`);
+  });
+
+program
+  .command('config')
+  .description('print the effective configuration, secrets masked')
+  .action(() => console.log(JSON.stringify(describeConfig(readConfig()), null, 2)));
+
+const merchant = program.command('merchant').description('merchant profiles and credentials');
+
+merchant
+  .command('create')
+  .description('create a merchant and print its first API key and webhook secret')
+  .requiredOption('--id <merchantId>', 'merchant id (letters, digits, . _ -)')
+  .requiredOption('--country <code>', 'ISO 3166-1 alpha-2 country', upper)
+  .requiredOption('--currency <code>', 'ISO 4217 currency', upper)
+  .option('--name <name>', 'display name shown on hosted pages')
+  .option('--sandbox', 'sandbox merchant: notifications may go to http and loopback URLs', false)
+  .option('--webhook-url <url>', 'default notification URL')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    const created = await withServices((s) =>
+      s.merchants.createMerchant({
+        merchantId: opts.id,
+        name: opts.name,
+        country: opts.country,
+        currency: opts.currency,
+        sandbox: Boolean(opts.sandbox),
+        webhookUrl: opts.webhookUrl,
+      }),
+    );
+    const out = {
+      merchantId: created.merchant.merchantId,
+      apiKey: created.apiKey,
+      webhookSecret: created.merchant.webhookSecret,
+    };
+    if (opts.json) console.log(JSON.stringify({ ...out, keyId: created.keyId }));
+    else
+      console.log(
+        `merchantId:    ${out.merchantId}\nkeyId:         ${created.keyId}\napiKey:        ${out.apiKey}\nwebhookSecret: ${out.webhookSecret}`,
+      );
+  });
+
+merchant
+  .command('set')
+  .description('change a merchant setting')
+  .argument('<merchantId>')
+  .option('--webhook-url <url>', 'default notification URL ("" clears it)')
+  .action(async (merchantId: string, opts) => {
+    if (opts.webhookUrl === undefined) throw new InvalidArgumentError('nothing to set: give --webhook-url');
+    await withServices((s) => s.merchants.setWebhookUrl(merchantId, opts.webhookUrl || undefined));
+    console.log(`merchant ${merchantId} updated`);
+  });
+
+const key = merchant.command('key').description('API keys');
+key
+  .command('rotate')
+  .description('issue a new API key (old keys stay valid until revoked)')
+  .argument('<merchantId>')
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts) => {
+    const issued = await withServices((s) => s.merchants.rotateApiKey(merchantId));
+    if (opts.json) console.log(JSON.stringify({ merchantId, ...issued }));
+    else console.log(`keyId:  ${issued.keyId}\napiKey: ${issued.apiKey}`);
+  });
+key
+  .command('revoke')
+  .description('revoke an API key; its access tokens stop working at once')
+  .argument('<merchantId>')
+  .argument('<keyId>')
+  .action(async (merchantId: string, keyId: string) => {
+    await withServices((s) => s.merchants.revokeApiKey(merchantId, keyId));
+    console.log(`key ${keyId} of ${merchantId} revoked`);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof KassaError) {
+    const fields = error.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
+    console.error(`error ${error.code}: ${error.message}${fields}`);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+import { migrations } from './migrations/index.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** An open database: the Kysely instance, which dialect it speaks, and how to close it. */
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+export type DbOptions = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize?: number };
+
+const INT8_OID = 20;
+
+/**
+ * Opens the database. SQLite runs in WAL mode with synchronous=FULL so a commit survives a power cut
+ * (durable commits); PostgreSQL's int8 columns are parsed to numbers (money stays far below 2^53).
+ */
+export function createDb(options: DbOptions): Db {
+  if (options.dialect === 'sqlite') {
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    const database = new SQLite(options.file);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000'); // ms: another process (the CLI) may hold the write lock briefly
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as never,
+    },
+  });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+}
+
+/**
+ * Brings the schema to the latest migration. Safe to run from several processes at once (Kysely's migration lock).
+ * @throws the first failing migration's error.
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Whether `error` is a unique-constraint violation, on either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string } | undefined;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,101 @@
+/**
+ * Row types of Kassa's tables (SQL snake_case, singular names). Separate from domain types and mapped explicitly
+ * in each repository. Times are ISO 8601 UTC text with milliseconds (sortable, identical on both dialects);
+ * JSON columns are text; booleans are 0/1 integers; money is integer minor units.
+ */
+export interface MerchantTable {
+  merchant_id: string;
+  name: string;
+  country: string;
+  currency: string;
+  sandbox: number;
+  webhook_url: string | null;
+  webhook_secret: string;
+  surcharge: string | null;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  key_id: string;
+  merchant_id: string;
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface PaymentTable {
+  pay_id: string;
+  merchant_id: string;
+  trans_id: string;
+  ref_nr: string | null;
+  status: string;
+  response_code: string;
+  currency: string;
+  value: number;
+  captured_value: number;
+  refunded_value: number;
+  surcharge_status: string;
+  surcharge_reason: string;
+  surcharge_value: number;
+  surcharge_captured_value: number;
+  surcharge_refunded_value: number;
+  capture_method: string;
+  integration_type: string;
+  channel: string;
+  language: string | null;
+  card: string | null;
+  three_ds: string | null;
+  order_data: string | null;
+  customer_info: string | null;
+  urls: string | null;
+  metadata: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PaymentOperationTable {
+  x_id: string;
+  pay_id: string;
+  /** 1, 2, … in the order the operations happened. */
+  seq: number;
+  type: string;
+  ref_nr: string | null;
+  value: number;
+  surcharge_value: number;
+  status: string;
+  response_code: string;
+  created_at: string;
+}
+
+export interface IdempotencyKeyTable {
+  merchant_id: string;
+  idem_key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface NotificationTable {
+  id: string;
+  merchant_id: string;
+  pay_id: string | null;
+  type: string;
+  payload: string;
+  target_url: string | null;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: string;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface Database {
+  merchant: MerchantTable;
+  api_key: ApiKeyTable;
+  payment: PaymentTable;
+  payment_operation: PaymentOperationTable;
+  idempotency_key: IdempotencyKeyTable;
+  notification: NotificationTable;
+}

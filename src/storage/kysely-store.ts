@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../domain/ports/store.js';
+import { KyselyApiKeyRepository } from './api-key-repository.kysely.js';
+import type { Database } from './database.js';
+import { KyselyIdempotencyRepository } from './idempotency-repository.kysely.js';
+import { KyselyMerchantRepository } from './merchant-repository.kysely.js';
+import { KyselyNotificationOutbox } from './notification-outbox.kysely.js';
+import { KyselyPaymentRepository } from './payment-repository.kysely.js';
+
+/** The Store port over Kysely: the same repositories over the pool or over one transaction. */
+export class KyselyStore implements Store {
+  readonly merchants: KyselyMerchantRepository;
+  readonly apiKeys: KyselyApiKeyRepository;
+  readonly payments: KyselyPaymentRepository;
+  readonly idempotency: KyselyIdempotencyRepository;
+  readonly outbox: KyselyNotificationOutbox;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly inTransaction = false,
+  ) {
+    this.merchants = new KyselyMerchantRepository(db);
+    this.apiKeys = new KyselyApiKeyRepository(db);
+    this.payments = new KyselyPaymentRepository(db);
+    this.idempotency = new KyselyIdempotencyRepository(db);
+    this.outbox = new KyselyNotificationOutbox(db);
+  }
+
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    // Nested calls join the outer transaction instead of opening a second one.
+    if (this.inTransaction) return work(this);
+    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, true)));
+  }
+}

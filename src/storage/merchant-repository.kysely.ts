@@ -1,0 +1,72 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Merchant } from '../domain/merchants/merchant.js';
+import type { MerchantRepository } from '../domain/ports/store.js';
+import { isUniqueViolation } from './create-db.js';
+import type { Database, MerchantTable } from './database.js';
+import { fromDbTime, optional, toDbTime } from './rows.js';
+
+export function merchantRowToMerchant(row: Selectable<MerchantTable>): Merchant {
+  return {
+    merchantId: row.merchant_id,
+    name: row.name,
+    country: row.country,
+    currency: row.currency,
+    sandbox: row.sandbox === 1,
+    webhookUrl: optional(row.webhook_url),
+    webhookSecret: row.webhook_secret,
+    creationDate: fromDbTime(row.created_at),
+  };
+}
+
+export class KyselyMerchantRepository implements MerchantRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(m: Merchant): Promise<boolean> {
+    try {
+      await this.db
+        .insertInto('merchant')
+        .values({
+          merchant_id: m.merchantId,
+          name: m.name,
+          country: m.country,
+          currency: m.currency,
+          sandbox: m.sandbox ? 1 : 0,
+          webhook_url: m.webhookUrl ?? null,
+          webhook_secret: m.webhookSecret,
+          surcharge: null,
+          created_at: toDbTime(m.creationDate),
+        })
+        .execute();
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async find(merchantId: string): Promise<Merchant | undefined> {
+    const row = await this.db
+      .selectFrom('merchant')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .executeTakeFirst();
+    return row && merchantRowToMerchant(row);
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('merchant')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async setWebhookUrl(merchantId: string, url: string | undefined): Promise<boolean> {
+    const r = await this.db
+      .updateTable('merchant')
+      .set({ webhook_url: url ?? null })
+      .where('merchant_id', '=', merchantId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+}

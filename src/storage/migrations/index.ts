@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './2026-11-21-0001-initial.js';
+
+/** Every migration, by name. Names are date-prefixed so they sort in the order they were written. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-21-0001-initial': m0001,
+};

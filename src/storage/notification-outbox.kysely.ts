@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { NotificationOutbox, OutboxEvent } from '../domain/ports/store.js';
+import type { Database } from './database.js';
+import { toDbTime } from './rows.js';
+
+/** Writes events into the `notification` table; the dispatcher (src/notifications/) delivers them. */
+export class KyselyNotificationOutbox implements NotificationOutbox {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async enqueue(event: OutboxEvent): Promise<void> {
+    await this.db
+      .insertInto('notification')
+      .values({
+        id: event.id,
+        merchant_id: event.merchantId,
+        pay_id: event.payId ?? null,
+        type: event.type,
+        payload: JSON.stringify(event.payload),
+        target_url: event.targetUrl ?? null,
+        status: event.targetUrl ? 'PENDING' : 'NO_TARGET',
+        attempt_count: 0,
+        next_attempt_at: toDbTime(event.createdAt),
+        created_at: toDbTime(event.createdAt),
+        delivered_at: null,
+      })
+      .execute();
+  }
+}

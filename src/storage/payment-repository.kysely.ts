@@ -1,0 +1,188 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type {
+  CaptureMethod,
+  CardSummary,
+  Channel,
+  IntegrationType,
+  OperationType,
+  Payment,
+  PaymentOperation,
+  PaymentStatus,
+  SurchargeReason,
+  ThreeDSResult,
+} from '../domain/payments/payment.js';
+import type { PaymentRepository } from '../domain/ports/store.js';
+import { isUniqueViolation } from './create-db.js';
+import type { Database, PaymentOperationTable, PaymentTable } from './database.js';
+import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
+
+function operationRowToOperation(row: Selectable<PaymentOperationTable>): PaymentOperation {
+  return {
+    xId: row.x_id,
+    type: row.type as OperationType,
+    refNr: optional(row.ref_nr),
+    value: row.value,
+    surchargeValue: row.surcharge_value,
+    status: row.status as 'OK' | 'FAILED',
+    responseCode: row.response_code,
+    creationDate: fromDbTime(row.created_at),
+  };
+}
+
+function operationToRow(payId: string, seq: number, op: PaymentOperation): Insertable<PaymentOperationTable> {
+  return {
+    x_id: op.xId,
+    pay_id: payId,
+    seq,
+    type: op.type,
+    ref_nr: op.refNr ?? null,
+    value: op.value,
+    surcharge_value: op.surchargeValue,
+    status: op.status,
+    response_code: op.responseCode,
+    created_at: toDbTime(op.creationDate),
+  };
+}
+
+export function paymentRowToPayment(row: Selectable<PaymentTable>, operations: PaymentOperation[]): Payment {
+  return {
+    payId: row.pay_id,
+    merchantId: row.merchant_id,
+    transId: row.trans_id,
+    refNr: optional(row.ref_nr),
+    status: row.status as PaymentStatus,
+    responseCode: row.response_code,
+    currency: row.currency,
+    value: row.value,
+    capturedValue: row.captured_value,
+    refundedValue: row.refunded_value,
+    surcharge: {
+      status: row.surcharge_status as 'APPLIED' | 'NOT_OFFERED',
+      reason: row.surcharge_reason as SurchargeReason,
+      value: row.surcharge_value,
+    },
+    surchargeCapturedValue: row.surcharge_captured_value,
+    surchargeRefundedValue: row.surcharge_refunded_value,
+    captureMethod: row.capture_method as CaptureMethod,
+    integrationType: row.integration_type as IntegrationType,
+    channel: row.channel as Channel,
+    language: optional(row.language),
+    card: fromJson<CardSummary>(row.card),
+    threeDS: fromJson<ThreeDSResult>(row.three_ds),
+    order: fromJson(row.order_data),
+    customerInfo: fromJson(row.customer_info),
+    urls: fromJson(row.urls),
+    metadata: fromJson(row.metadata),
+    operations,
+    creationDate: fromDbTime(row.created_at),
+    updatedAt: fromDbTime(row.updated_at),
+  };
+}
+
+function mutableColumns(p: Payment) {
+  return {
+    status: p.status,
+    response_code: p.responseCode,
+    captured_value: p.capturedValue,
+    refunded_value: p.refundedValue,
+    surcharge_status: p.surcharge.status,
+    surcharge_reason: p.surcharge.reason,
+    surcharge_value: p.surcharge.value,
+    surcharge_captured_value: p.surchargeCapturedValue,
+    surcharge_refunded_value: p.surchargeRefundedValue,
+    card: toJson(p.card),
+    three_ds: toJson(p.threeDS),
+    updated_at: toDbTime(p.updatedAt),
+  };
+}
+
+export class KyselyPaymentRepository implements PaymentRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(p: Payment): Promise<'OK' | 'TRANS_ID_IN_USE'> {
+    try {
+      await this.db
+        .insertInto('payment')
+        .values({
+          pay_id: p.payId,
+          merchant_id: p.merchantId,
+          trans_id: p.transId,
+          ref_nr: p.refNr ?? null,
+          currency: p.currency,
+          value: p.value,
+          capture_method: p.captureMethod,
+          integration_type: p.integrationType,
+          channel: p.channel,
+          language: p.language ?? null,
+          order_data: toJson(p.order),
+          customer_info: toJson(p.customerInfo),
+          urls: toJson(p.urls),
+          metadata: toJson(p.metadata),
+          created_at: toDbTime(p.creationDate),
+          ...mutableColumns(p),
+        })
+        .execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) return 'TRANS_ID_IN_USE';
+      throw error;
+    }
+    await this.insertOperations(p.payId, p.operations);
+    return 'OK';
+  }
+
+  async update(p: Payment): Promise<void> {
+    await this.db.updateTable('payment').set(mutableColumns(p)).where('pay_id', '=', p.payId).execute();
+    const stored = await this.db.selectFrom('payment_operation').select('x_id').where('pay_id', '=', p.payId).execute();
+    const known = new Set(stored.map((r) => r.x_id));
+    await this.insertOperations(
+      p.payId,
+      p.operations.filter((op) => !known.has(op.xId)),
+    );
+  }
+
+  async insertOperations(payId: string, operations: PaymentOperation[]): Promise<void> {
+    if (operations.length === 0) return;
+    const last = await this.db
+      .selectFrom('payment_operation')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('pay_id', '=', payId)
+      .executeTakeFirst();
+    const base = Number(last?.seq ?? 0);
+    await this.db
+      .insertInto('payment_operation')
+      .values(operations.map((op, i) => operationToRow(payId, base + i + 1, op)))
+      .execute();
+  }
+
+  async findByPayId(merchantId: string, payId: string): Promise<Payment | undefined> {
+    const row = await this.db
+      .selectFrom('payment')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('pay_id', '=', payId)
+      .executeTakeFirst();
+    return row && this.withOperations(row);
+  }
+
+  async findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined> {
+    const row = await this.db
+      .selectFrom('payment')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('trans_id', '=', transId)
+      .orderBy('created_at', 'desc')
+      .orderBy('pay_id', 'desc')
+      .executeTakeFirst();
+    return row && this.withOperations(row);
+  }
+
+  private async withOperations(row: Selectable<PaymentTable>): Promise<Payment> {
+    const ops = await this.db
+      .selectFrom('payment_operation')
+      .selectAll()
+      .where('pay_id', '=', row.pay_id)
+      .orderBy('seq')
+      .execute();
+    return paymentRowToPayment(row, ops.map(operationRowToOperation));
+  }
+}

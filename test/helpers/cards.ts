@@ -1,0 +1,36 @@
+import { luhnCheckDigit } from '../../src/domain/payments/card-checks.js';
+
+/** A sandbox test PAN (DESIGN.md §6): 8-digit BIN + 3 free digits + 4 scenario digits + Luhn check digit. */
+export function testPan(bin: string, scenario: string, free = '000'): string {
+  const partial = `${bin}${free}${scenario}`;
+  return partial + luhnCheckDigit(partial);
+}
+
+/** A minimal valid browserInfo for DIRECT browser payments. */
+export const BROWSER_INFO = {
+  acceptHeaders: 'text/html,application/xhtml+xml',
+  javaScriptEnabled: true,
+  language: 'da-DK',
+  colorDepth: 24,
+  screenHeight: 1080,
+  screenWidth: 1920,
+  timeZoneOffset: -60,
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) KassaTest/1.0',
+  ipAddress: '192.0.2.10',
+  challengeWindowSize: '05',
+} as const;
+
+/** A DIRECT payment request body. */
+export function directPayment(pan: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    transId: `order-${Math.random().toString(36).slice(2, 12)}`,
+    amount: { value: 12_500, currency: 'DKK' },
+    paymentMethods: {
+      type: 'CARD',
+      integrationType: 'DIRECT',
+      card: { number: pan, expiryDate: '203012', securityCode: '123', cardholderName: 'Test Cardholder' },
+    },
+    browserInfo: BROWSER_INFO,
+    ...overrides,
+  };
+}
