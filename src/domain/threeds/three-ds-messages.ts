@@ -53,6 +53,11 @@ export interface AuthenticationRequest {
   threeDSServerTransID: string;
   threeDSServerRefNumber: string;
   threeDSRequestorURL: string;
+  /**
+   * EMVCo threeDSServerURL: where the DS sends the RReq with the final result of a challenge or decoupled
+   * authentication. Optional here until the RReq flow exists.
+   */
+  threeDSServerURL?: string;
   /** Y, N or U: whether the 3DS Method completed (spec §2.1 threeDSCompInd). */
   threeDSCompInd: 'Y' | 'N' | 'U';
   threeDSRequestorChallengeInd: ThreeDSRequestorChallengeInd;
@@ -128,6 +133,12 @@ export interface ThreeDSErrorMessage {
   errorComponent: 'S' | 'D' | 'A';
   errorDescription: string;
   errorDetail: string;
+  /** EMVCo errorMessageType: the messageType of the message in error (e.g. AReq, ARes), when it was recognised. */
+  errorMessageType?: string;
+  /** EMVCo acsTransID, when the error concerns a transaction the ACS already knows. */
+  acsTransID?: string;
+  /** EMVCo dsTransID, when the DS already assigned one. */
+  dsTransID?: string;
 }
 
 /** Card range data as a DS hands it out in a PRes (EMVCo cardRangeData). */
