@@ -77,6 +77,9 @@ export async function oauthTokenRoute(
           return oauthError(reply, 429, 'too_many_requests', 'too many token requests; retry later');
         }
       }
+      if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+        return oauthError(reply, 400, 'invalid_request', 'content-type must be application/x-www-form-urlencoded');
+      }
       const form = (request.body ?? {}) as TokenForm;
       if (typeof form !== 'object' || Array.isArray(form))
         return oauthError(reply, 400, 'invalid_request', 'form body expected');
