@@ -1,4 +1,4 @@
-import { connect, type ConnectionOptions } from 'node:tls';
+import { type ConnectionOptions, connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 

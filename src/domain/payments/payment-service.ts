@@ -10,12 +10,12 @@ import type { Store } from '../ports/store.js';
 import { type AuthenticationResponse, buildAuthenticationResponse } from '../threeds/authentication-response.js';
 import { validateAuthenticationResponse } from '../threeds/authentication-response-validator.js';
 import type { TransStatus } from '../threeds/three-ds-messages.js';
-import { authenticate, threeDSResultFromARes } from '../threeds/three-ds-server.js';
+import { type AuthenticationOutcome, authenticate, threeDSResultFromARes } from '../threeds/three-ds-server.js';
 import { cardFingerprint, detectBrand, isExpired, passesLuhn } from './card-checks.js';
 import type { Payment, PaymentOperation } from './payment.js';
-import { payIdFromUuid } from './payment.js';
+import { payIdFromUuid, uuidFromPayId } from './payment.js';
 import { toPaymentDetails } from './payment-details.js';
-import type { CreatePaymentCommand } from './payment-request.js';
+import type { CardInput, CreatePaymentCommand } from './payment-request.js';
 import { type ResponseCode, responseCodeFromAcquirer } from './response-codes.js';
 
 /** What the payment service needs from the outside world (ports) and settings. */
@@ -32,6 +32,8 @@ export interface PaymentServiceDeps {
   dataKey: string;
   /** Called when an authenticationResponse fails its schema: a bug, logged and counted, never sent (DESIGN.md §5). */
   onInvalidAuthenticationResponse?: (payId: string, errors: string[]) => void;
+  /** Called when a step failed in a way that is a bug or an outage (logged by the caller); the payment stays safe. */
+  onUnexpectedError?: (payId: string, step: 'three-ds' | 'acquirer', error: unknown) => void;
 }
 
 /** What 3-D Secure's transStatus means for the payment (DESIGN.md §6). */
@@ -83,10 +85,9 @@ export class PaymentService {
       });
     }
 
-    const uuid = ids.uuid();
     const now = clock.now();
-    let payment: Payment = {
-      payId: payIdFromUuid(uuid),
+    const payment: Payment = {
+      payId: payIdFromUuid(ids.uuid()),
       merchantId: merchant.merchantId,
       transId: cmd.transId,
       refNr: cmd.refNr,
@@ -126,17 +127,31 @@ export class PaymentService {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
     }
 
-    // 3-D Secure: Kassa is the 3DS Server. The DIRECT browser flow has no 3DS Method step (no Kassa page runs in the
-    // cardholder's browser), so threeDSCompInd is U when the range has no method URL and N otherwise.
-    let outcome: Awaited<ReturnType<typeof authenticate>>;
+    return this.authenticateAndAuthorize(merchant, payment, card, cmd);
+  }
+
+  /**
+   * 3-D Secure as 3DS Server (spec §1.5, DESIGN.md §6), then the Authentication Notification, then authorization.
+   * The DIRECT browser flow has no 3DS Method step (no Kassa page runs in the cardholder's browser), so
+   * threeDSCompInd is U when the card range has no method URL and N otherwise.
+   */
+  private async authenticateAndAuthorize(
+    merchant: Merchant,
+    pending: Payment,
+    card: CardInput,
+    cmd: CreatePaymentCommand,
+  ): Promise<Payment> {
+    const { store, clock } = this.deps;
+    let payment = pending;
+    let outcome: AuthenticationOutcome;
     try {
       const range = await this.deps.directoryServer.cardRange(card.number);
       outcome = await authenticate(this.deps.directoryServer, clock, {
-        threeDSServerTransID: uuid,
+        threeDSServerTransID: uuidFromPayId(payment.payId),
         pan: card.number,
         expiryDate: card.expiryDate,
         cardholderName: card.cardholderName,
-        amount: cmd.amount,
+        amount: { value: payment.value + payment.surcharge.value, currency: payment.currency },
         merchant: { merchantId: merchant.merchantId, name: merchant.name, country: merchant.country },
         channel: cmd.channel,
         browserInfo: cmd.browserInfo,
@@ -146,17 +161,19 @@ export class PaymentService {
         notificationURL: `${this.deps.publicUrl}/3ds/challenge-notification/${payment.payId}`,
         threeDSRequestorURL: this.deps.publicUrl,
       });
-    } catch {
+    } catch (error) {
+      this.deps.onUnexpectedError?.(payment.payId, 'three-ds', error);
       return this.finish(merchant, payment, '20010004', []);
     }
 
     if (outcome.kind === 'ERROR') return this.finish(merchant, payment, '20010004', []);
     if (outcome.kind === 'ARES') {
-      const { ares } = outcome;
+      const { ares, areq } = outcome;
       payment = { ...payment, threeDS: threeDSResultFromARes(ares) };
       const authenticationResponse = buildAuthenticationResponse(ares, {
-        threeDSCompInd: outcome.areq.threeDSCompInd,
+        threeDSCompInd: areq.threeDSCompInd,
         challengeWindowSize: cmd.browserInfo?.challengeWindowSize,
+        deviceChannel: areq.deviceChannel,
       });
       const decision = decideAfterAuthentication(ares.transStatus);
       await store.transaction(async (tx) => {
@@ -165,7 +182,18 @@ export class PaymentService {
       });
       if (decision.next === 'FAIL') return this.finish(merchant, payment, decision.responseCode, []);
     }
+    return this.authorize(merchant, payment, card);
+  }
 
+  /**
+   * Authorizes (and for AUTOMATIC capture also captures) the payment's total at the acquirer and records the
+   * result. An unknown outcome (transport failure) keeps the payment PENDING: never assume success.
+   */
+  private async authorize(merchant: Merchant, pending: Payment, card: CardInput): Promise<Payment> {
+    const { store, clock, ids } = this.deps;
+    let payment = pending;
+    const brand = payment.card?.brand;
+    if (!brand) throw new Error(`payment ${payment.payId} has no card`);
     const authorization: PaymentOperation = {
       xId: payIdFromUuid(ids.uuid()),
       type: 'AUTHORIZATION',
@@ -195,8 +223,8 @@ export class PaymentService {
           dsTransID: payment.threeDS.dsTransID ?? '',
         },
       });
-    } catch {
-      // Unknown outcome: never assume success; keep PENDING for reconciliation.
+    } catch (error) {
+      this.deps.onUnexpectedError?.(payment.payId, 'acquirer', error);
       payment = { ...payment, responseCode: '60020001', updatedAt: clock.now() };
       await store.payments.update(payment);
       return payment;

@@ -28,7 +28,9 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
   // Security: a wrong key and an unknown merchant are indistinguishable.
   it('a wrong key, an unknown merchant and no credentials all answer the same 401 problem', async () => {
     const answers = await Promise.all([
-      t.call('GET', '/api/v1/payments/getByTransId/x', { auth: { merchantId: m.merchantId, apiKey: 'kassa_sk_wrong' } }),
+      t.call('GET', '/api/v1/payments/getByTransId/x', {
+        auth: { merchantId: m.merchantId, apiKey: 'kassa_sk_wrong' },
+      }),
       t.call('GET', '/api/v1/payments/getByTransId/x', { auth: { merchantId: 'nobody', apiKey: m.apiKey } }),
       t.call('GET', '/api/v1/payments/getByTransId/x'),
       t.call('GET', '/api/v1/payments/getByTransId/x', { auth: { token: 'not.a.jwt' } }),
@@ -56,7 +58,10 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
   });
 
   it('client credentials in a Basic header are accepted too (RFC 6749 §2.3.1)', async () => {
-    const res = await t.call('POST', '/authorization/oauth/token', { auth: m, form: { grant_type: 'client_credentials' } });
+    const res = await t.call('POST', '/authorization/oauth/token', {
+      auth: m,
+      form: { grant_type: 'client_credentials' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.token_type).toBe('Bearer');
   });
@@ -64,7 +69,12 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
   it.each([
     ['a wrong secret', { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' }, 401, 'invalid_client'],
     ['no client credentials', { grant_type: 'client_credentials' }, 401, 'invalid_client'],
-    ['another grant type', { grant_type: 'password', client_id: 'x', client_secret: 'y' }, 400, 'unsupported_grant_type'],
+    [
+      'another grant type',
+      { grant_type: 'password', client_id: 'x', client_secret: 'y' },
+      400,
+      'unsupported_grant_type',
+    ],
     ['no grant type', { client_id: 'x', client_secret: 'y' }, 400, 'invalid_request'],
   ])('%s answers %i %s (RFC 6749 §5.2)', async (_name, form, status, error) => {
     const res = await t.call('POST', '/authorization/oauth/token', { form: form as Record<string, string> });
@@ -97,10 +107,12 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
 
   it('a token signed with another secret is refused', async () => {
     const { AccessTokens } = await import('../../../src/http/auth/access-tokens.js');
-    const forged = await new AccessTokens('another-secret-another-secret-another-secret', 3600, () => new Date()).issue({
-      merchantId: m.merchantId,
-      keyId: m.keyId,
-    });
+    const forged = await new AccessTokens('another-secret-another-secret-another-secret', 3600, () => new Date()).issue(
+      {
+        merchantId: m.merchantId,
+        keyId: m.keyId,
+      },
+    );
     expect((await t.call('GET', '/api/v1/payments/getByTransId/x', { auth: { token: forged } })).status).toBe(401);
   });
 

@@ -220,7 +220,7 @@ describe.each(DIALECTS)('POST /api/v1/payments DIRECT (%s)', (dialect) => {
       'browserInfo.challengeWindowSize',
     ],
   ])('%s is refused with 400 VALIDATION_FAILED naming the field, and stores nothing', async (_name, patch, field) => {
-    const body = { ...directPayment(testPan('40000000', '1000')), ...patch };
+    const body: Record<string, unknown> = { ...directPayment(testPan('40000000', '1000')), ...patch };
     const res = await pay(JSON.parse(JSON.stringify(body)));
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
