@@ -11,7 +11,7 @@ import type { Config } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
-import { PaymentService } from './domain/payments/payment-service.js';
+import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
 import type { Acquirer } from './domain/ports/acquirer.js';
 import type { BinTable } from './domain/ports/bin-table.js';
 import { type Clock, systemClock } from './domain/ports/clock.js';
@@ -87,7 +87,7 @@ export function buildServices(
   db: Db,
   secrets: RuntimeSecrets,
   overrides: AppOverrides = {},
-  onInvalidAuthenticationResponse?: (payId: string, errors: string[]) => void,
+  hooks: Pick<PaymentServiceDeps, 'onInvalidAuthenticationResponse' | 'onUnexpectedError'> = {},
 ): Services {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
@@ -108,7 +108,7 @@ export function buildServices(
       acquirer,
       publicUrl: config.publicUrl,
       dataKey: secrets.dataKey,
-      onInvalidAuthenticationResponse,
+      ...hooks,
     }),
   };
 }
@@ -155,12 +155,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   }) as unknown as FastifyInstance;
 
   let invalidAuthenticationResponses = 0;
-  const services = buildServices(config, db, secrets, overrides, (payId, errors) => {
-    invalidAuthenticationResponses++;
-    app.log.error(
-      { payId, errors, invalidAuthenticationResponses },
-      'authenticationResponse failed its schema; not sent',
-    );
+  const services = buildServices(config, db, secrets, overrides, {
+    onInvalidAuthenticationResponse: (payId, errors) => {
+      invalidAuthenticationResponses++;
+      app.log.error(
+        { payId, errors, invalidAuthenticationResponses },
+        'authenticationResponse failed its schema; not sent',
+      );
+    },
+    onUnexpectedError: (payId, step, error) =>
+      app.log.error({ payId, step, err: error }, 'payment step failed unexpectedly'),
   });
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const auth = merchantAuth(services.merchants, tokens);
