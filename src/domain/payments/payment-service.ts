@@ -133,13 +133,16 @@ export class PaymentService {
   /**
    * 3-D Secure as 3DS Server (spec §1.5, DESIGN.md §6), then the Authentication Notification, then authorization.
    * The DIRECT browser flow has no 3DS Method step (no Kassa page runs in the cardholder's browser), so
-   * threeDSCompInd is U when the card range has no method URL and N otherwise.
+   * threeDSCompInd is U when the card range has no method URL and N otherwise; a hosted flow that ran the 3DS Method
+   * in its own page passes `threeDSCompInd`.
+   * `pending` must be stored already (status PENDING). Used by DIRECT creation and by the hosted flows.
    */
-  private async authenticateAndAuthorize(
+  async authenticateAndAuthorize(
     merchant: Merchant,
     pending: Payment,
     card: CardInput,
-    cmd: CreatePaymentCommand,
+    cmd: Pick<CreatePaymentCommand, 'channel' | 'browserInfo' | 'sdkInfo' | 'challengePreference'>,
+    threeDSCompInd?: 'Y' | 'N' | 'U',
   ): Promise<Payment> {
     const { store, clock } = this.deps;
     let payment = pending;
@@ -157,7 +160,7 @@ export class PaymentService {
         browserInfo: cmd.browserInfo,
         sdkInfo: cmd.sdkInfo,
         challengePreference: cmd.challengePreference,
-        threeDSCompInd: range?.threeDSMethodURL ? 'N' : 'U',
+        threeDSCompInd: !range?.threeDSMethodURL ? 'U' : (threeDSCompInd ?? 'N'),
         notificationURL: `${this.deps.publicUrl}/3ds/challenge-notification/${payment.payId}`,
         threeDSRequestorURL: this.deps.publicUrl,
       });
