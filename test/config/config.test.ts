@@ -1,0 +1,77 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, describeConfig, loadConfig } from '../../src/config/config.js';
+
+describe('loadConfig', () => {
+  it('defaults: port 8443, SQLite in .kassa, https://localhost:8443, TLS on', () => {
+    const c = loadConfig({}, '/srv/kassa');
+    expect(c).toMatchObject({
+      host: 'localhost',
+      port: 8443,
+      dataDir: '/srv/kassa/.kassa',
+      database: { dialect: 'sqlite', file: '/srv/kassa/.kassa/kassa.db' },
+      publicUrl: 'https://localhost:8443',
+      tls: { mode: 'on' },
+      tokenTtlSeconds: 3600,
+      logLevel: 'info',
+    });
+    expect(c.binFile).toBe(resolve('data/bins.csv'));
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('postgres:// selects PostgreSQL and sqlite:<file> a file relative to the working directory', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/kassa' }).database).toEqual({
+      dialect: 'postgres',
+      url: 'postgres://u:p@db/kassa',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:data/k.db' }, '/w').database).toEqual({
+      dialect: 'sqlite',
+      file: '/w/data/k.db',
+    });
+  });
+
+  it.each([
+    ['KASSA_PORT', 'abc'],
+    ['KASSA_PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['KASSA_PUBLIC_URL', 'http://insecure.example'],
+    ['KASSA_TLS', 'off'],
+    ['KASSA_TOKEN_SECRET', 'short'],
+    ['KASSA_ADMIN_TOKEN', 'short'],
+    ['LOG_LEVEL', 'loud'],
+    ['KASSA_TOKEN_TTL', '5'],
+  ])('a bad %s (%s) stops start-up with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      expect((error as ConfigError).message).toContain(name);
+    }
+  });
+
+  it('a certificate without its key is refused', () => {
+    expect(() => loadConfig({ KASSA_TLS_CERT: '/c.pem' })).toThrow(/KASSA_TLS_CERT and KASSA_TLS_KEY/);
+  });
+
+  it('proxy mode needs no certificate and refuses one', () => {
+    expect(loadConfig({ KASSA_TLS: 'proxy' }).tls).toEqual({ mode: 'proxy' });
+    expect(() => loadConfig({ KASSA_TLS: 'proxy', KASSA_TLS_CERT: '/c', KASSA_TLS_KEY: '/k' })).toThrow(/proxy/);
+  });
+
+  // Security: printing the config never shows a secret.
+  it('describeConfig masks secrets and database passwords', () => {
+    const text = JSON.stringify(
+      describeConfig(
+        loadConfig({
+          KASSA_TOKEN_SECRET: 'x'.repeat(40),
+          KASSA_ADMIN_TOKEN: 'y'.repeat(40),
+          DATABASE_URL: 'postgres://kassa:hunter2@db/kassa',
+        }),
+      ),
+    );
+    expect(text).not.toContain('x'.repeat(40));
+    expect(text).not.toContain('y'.repeat(40));
+    expect(text).not.toContain('hunter2');
+    expect(text).toContain('kassa:***@db');
+  });
+});

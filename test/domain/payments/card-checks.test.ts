@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cardFingerprint,
+  detectBrand,
+  isExpired,
+  luhnCheckDigit,
+  passesLuhn,
+} from '../../../src/domain/payments/card-checks.js';
+
+describe('card checks', () => {
+  it.each([
+    ['4000000000010001', true],
+    ['4000000000010002', false],
+    ['5100000000010009', passesLuhn('5100000000010009')],
+    ['79927398713', true],
+    ['79927398710', false],
+  ])('Luhn(%s) is %s', (pan, ok) => {
+    expect(passesLuhn(pan)).toBe(ok);
+  });
+
+  it('the check digit completes the DESIGN.md §6 example PAN 4000000000010001', () => {
+    expect(luhnCheckDigit('400000000001000')).toBe('1');
+  });
+
+  it.each([
+    ['202611', '2026-11-30T23:59:59Z', false],
+    ['202611', '2026-12-01T00:00:00Z', true],
+    ['202612', '2026-11-21T00:00:00Z', false],
+    ['202510', '2026-11-21T00:00:00Z', true],
+  ])('a card expiring %s is expired at %s: %s (end of the expiry month, UTC)', (expiry, at, expired) => {
+    expect(isExpired(expiry, new Date(at))).toBe(expired);
+  });
+
+  it.each([
+    ['4000000000010001', 'VISA'],
+    ['5100000000010009', 'MASTERCARD'],
+    ['2221000000000009', 'MASTERCARD'],
+    ['6011000990139424', undefined],
+    ['378282246310005', undefined],
+  ])('brand of %s is %s', (pan, brand) => {
+    expect(detectBrand(pan)).toBe(brand);
+  });
+
+  it('the fingerprint is a keyed hash: stable per key, different across keys, never the PAN', () => {
+    const a = cardFingerprint('4000000000010001', 'k1');
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(cardFingerprint('4000000000010001', 'k1')).toBe(a);
+    expect(cardFingerprint('4000000000010001', 'k2')).not.toBe(a);
+  });
+});
