@@ -4,7 +4,7 @@
  * Pure domain: time comes from the Clock port, transport from the DirectoryServer port.
  */
 import { code as currencyByCode } from 'currency-codes';
-import { alpha2ToNumeric } from 'i18n-iso-countries';
+import countries from 'i18n-iso-countries';
 import type { ThreeDSResult } from '../payments/payment.js';
 import type { BrowserInfo, ChallengePreference, SdkInfo } from '../payments/payment-request.js';
 import type { Clock } from '../ports/clock.js';
@@ -174,7 +174,7 @@ export function buildAReq(input: AReqInput): AuthenticationRequest {
   }
   const currency = currencyByCode(input.amount.currency.toUpperCase());
   if (currency === undefined) throw new RangeError(`unknown ISO 4217 currency ${input.amount.currency}`);
-  const country = alpha2ToNumeric(input.merchant.country.toUpperCase());
+  const country = countries.alpha2ToNumeric(input.merchant.country.toUpperCase());
   if (country === undefined) throw new RangeError(`unknown ISO 3166-1 country ${input.merchant.country}`);
 
   const areq: AuthenticationRequest = {
