@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import { directPayment, testPan } from '../helpers/cards.js';
+import { kassaCli, kassaCliResult, type ServerProcess, startServerProcess } from '../helpers/cli.js';
+import { freePort } from '../helpers/test-kassa.js';
+
+function tempEnv(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-'));
+  return { KASSA_DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`, LOG_LEVEL: 'warn' };
+}
+
+const basic = (id: string, key: string) => `Basic ${Buffer.from(`${id}:${key}`).toString('base64')}`;
+
+describe('kassa CLI', () => {
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
+  });
+
+  it('merchant create --json prints merchantId, apiKey and webhookSecret; the key is stored only as a hash', async () => {
+    const env = tempEnv();
+    const { stdout } = await kassaCli(
+      ['merchant', 'create', '--id', 'shop-1', '--country', 'fi', '--currency', 'eur', '--sandbox', '--json'],
+      env,
+    );
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ merchantId: 'shop-1' });
+    expect(out.apiKey).toMatch(/^kassa_sk_[A-Za-z0-9_-]{43}$/);
+    expect(out.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const db = readFileSync(env.DATABASE_URL?.slice('sqlite:'.length) ?? '').toString('latin1');
+    expect(db).not.toContain(out.apiKey);
+  });
+
+  it.each([
+    [['--id', 'x', '--country', 'XX', '--currency', 'DKK'], 'country'],
+    [['--id', 'x', '--country', 'DK', '--currency', 'ABC'], 'currency'],
+    [['--id', 'bad id!', '--country', 'DK', '--currency', 'DKK'], 'merchantId'],
+  ])('merchant create %j fails naming %s', async (args, field) => {
+    const r = await kassaCliResult(['merchant', 'create', ...args], tempEnv());
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(field);
+  });
+
+  it('a duplicate merchantId is refused', async () => {
+    const env = tempEnv();
+    await kassaCli(['merchant', 'create', '--id', 'dup', '--country', 'DK', '--currency', 'DKK'], env);
+    const r = await kassaCliResult(['merchant', 'create', '--id', 'dup', '--country', 'DK', '--currency', 'DKK'], env);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('MERCHANT_EXISTS');
+  });
+
+  it('a bad setting stops the command with a message naming the variable', async () => {
+    const r = await kassaCliResult(['serve'], { ...tempEnv(), KASSA_PORT: 'eighty' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('KASSA_PORT');
+  });
+
+  it('first start creates the demo merchant and serves HTTPS with a generated certificate; key rotate and revoke work against the running server', async () => {
+    const env = { ...tempEnv(), KASSA_PORT: String(await freePort()), KASSA_HOST: '127.0.0.1' };
+    const server = startServerProcess(env);
+    servers.push(server);
+    const [, apiKey] = (await server.waitFor(/apiKey:\s+(kassa_sk_\S+)/)) as unknown as [string, string];
+    await server.waitFor(/Kassa listens on/);
+    expect(server.output()).toContain('merchantId:    demo');
+    expect(server.output()).toMatch(/webhookSecret: whsec_/);
+    const ca = readFileSync(join(env.KASSA_DATA_DIR ?? '', 'tls-cert.pem'), 'utf8');
+    const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
+    const base = `https://127.0.0.1:${env.KASSA_PORT}`;
+    const pay = await fetch(`${base}/api/v1/payments`, {
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: basic('demo', apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify(directPayment(testPan('40000000', '1000'))),
+    });
+    expect(pay.status).toBe(201);
+    expect(((await pay.json()) as { status: string }).status).toBe('OK');
+
+    // Rotation issues a second key; revoking the first one locks it out at once, the second keeps working.
+    const rotated = JSON.parse((await kassaCli(['merchant', 'key', 'rotate', 'demo', '--json'], env)).stdout);
+    const firstKeyId = (await kassaCli(['merchant', 'key', 'rotate', 'demo', '--json'], env)).stdout; // a third key
+    expect(JSON.parse(firstKeyId).keyId).toMatch(/^key_/);
+    await kassaCli(['merchant', 'key', 'revoke', 'demo', rotated.keyId], env);
+    const get = (key: string) =>
+      fetch(`${base}/api/v1/payments/getByTransId/none`, {
+        dispatcher,
+        headers: { authorization: basic('demo', key) },
+      });
+    expect((await get(rotated.apiKey)).status).toBe(401);
+    expect((await get(apiKey)).status).toBe(404);
+    const again = await kassaCliResult(['merchant', 'key', 'revoke', 'demo', rotated.keyId], env);
+    expect(again.code).not.toBe(0);
+
+    // A restart does not create the demo merchant again.
+    await server.stop();
+    const second = startServerProcess(env);
+    servers.push(second);
+    await second.waitFor(/Kassa listens on/);
+    expect(second.output()).not.toContain('apiKey:');
+    await dispatcher.close();
+  });
+});

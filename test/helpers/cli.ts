@@ -1,0 +1,72 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/** Absolute path of the `kassa` bin. */
+export const KASSA_BIN = fileURLToPath(new URL('../../bin/kassa.js', import.meta.url));
+
+const run = promisify(execFile);
+
+/** Runs `kassa <args>` as a child process and returns its output; rejects with the output on a non-zero exit. */
+export async function kassaCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [KASSA_BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+/** Runs `kassa <args>` and returns its exit code and output without throwing. */
+export async function kassaCliResult(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await kassaCli(args, env);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** A `kassa serve` child process and everything it printed so far. */
+export interface ServerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves once the output matches, rejects on exit or after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startServerProcess(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, [KASSA_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    waitFor(pattern, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const deadline = Date.now() + timeoutMs;
+        const tick = () => {
+          const m = out.match(pattern);
+          if (m) return resolve(m);
+          if (child.exitCode !== null) return reject(new Error(`kassa exited (${child.exitCode}):\n${out}`));
+          if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${pattern}:\n${out}`));
+          setTimeout(tick, 50);
+        };
+        tick();
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
