@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
@@ -220,7 +221,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { db });
+  await app.register(healthRoutes, {
+    readiness: {
+      dialect: db.dialect,
+      ping: async () => {
+        await sql`select 1`.execute(db.kysely);
+      },
+    },
+  });
   await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
   await app.register(paymentRoutes, {
     payments: services.payments,

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors/error-catalogue.js';
-import { RESPONSE_CODES } from '../../src/domain/payments/response-codes.js';
 import { luhnCheckDigit } from '../../src/domain/payments/card-checks.js';
+import { RESPONSE_CODES } from '../../src/domain/payments/response-codes.js';
 
 /** First-column values of the markdown table rows whose first cell matches `cell`. */
 function tableRows(file: string, cell: RegExp): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of readFileSync(new URL(`../../docs/${file}`, import.meta.url), 'utf8').split('\n')) {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim().replaceAll('`', ''));
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim().replaceAll('`', ''));
     if (cells[0] && cell.test(cells[0])) rows.set(cells[0], cells.slice(1));
   }
   return rows;

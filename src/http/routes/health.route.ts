@@ -1,16 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
-import type { Db } from '../../storage/create-db.js';
+
+/** What readiness needs to know: a cheap round trip to the database, and its dialect name for the answer. */
+export interface ReadinessProbe {
+  dialect: string;
+  /** Resolves when the database answers; rejects otherwise. */
+  ping(): Promise<void>;
+}
 
 /** `/healthz` (process alive) and `/readyz` (database answers). */
-export async function healthRoutes(app: FastifyInstance, opts: { db: Db }) {
+export async function healthRoutes(app: FastifyInstance, opts: { readiness: ReadinessProbe }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await sql`select 1`.execute(opts.db.kysely);
-      return { status: 'ok', database: opts.db.dialect };
+      await opts.readiness.ping();
+      return { status: 'ok', database: opts.readiness.dialect };
     } catch {
-      return reply.status(503).send({ status: 'unavailable', database: opts.db.dialect });
+      return reply.status(503).send({ status: 'unavailable', database: opts.readiness.dialect });
     }
   });
 }
