@@ -7,7 +7,7 @@ import { directPayment, testPan } from '../helpers/cards.js';
 import { kassaCli, kassaCliResult, type ServerProcess, startServerProcess } from '../helpers/cli.js';
 import { freePort } from '../helpers/test-kassa.js';
 
-function tempEnv(): Record<string, string> {
+function tempEnv(): Record<string, string> & { KASSA_DATA_DIR: string; DATABASE_URL: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-'));
   return { KASSA_DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`, LOG_LEVEL: 'warn' };
 }
@@ -59,7 +59,7 @@ describe('kassa CLI', () => {
   });
 
   it('first start creates the demo merchant and serves HTTPS with a generated certificate; key rotate and revoke work against the running server', async () => {
-    const env = { ...tempEnv(), KASSA_PORT: String(await freePort()), KASSA_HOST: '127.0.0.1' };
+    const env: Record<string, string> = { ...tempEnv(), KASSA_PORT: String(await freePort()), KASSA_HOST: '127.0.0.1' };
     const server = startServerProcess(env);
     servers.push(server);
     const [, apiKey] = (await server.waitFor(/apiKey:\s+(kassa_sk_\S+)/)) as unknown as [string, string];
