@@ -1,0 +1,4 @@
+/** `npm run bench`: runs every benchmark in turn and prints its figures. */
+import { runPaymentsBench } from './payments.bench.js';
+
+await runPaymentsBench();
