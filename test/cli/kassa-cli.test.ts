@@ -52,6 +52,15 @@ describe('kassa CLI', () => {
     expect(r.stderr).toContain('MERCHANT_EXISTS');
   });
 
+  it('kassa migrate brings a new database to the latest schema and is idempotent', async () => {
+    const env = tempEnv();
+    for (let i = 0; i < 2; i++) {
+      const r = await kassaCliResult(['migrate'], env);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('latest migration');
+    }
+  });
+
   it('a bad setting stops the command with a message naming the variable', async () => {
     const r = await kassaCliResult(['serve'], { ...tempEnv(), KASSA_PORT: 'eighty' });
     expect(r.code).toBe(2);
