@@ -14,7 +14,7 @@ import { type AuthenticationOutcome, authenticate, threeDSResultFromARes } from 
 import { cardFingerprint, detectBrand, isExpired, passesLuhn } from './card-checks.js';
 import type { Payment, PaymentOperation } from './payment.js';
 import { payIdFromUuid, uuidFromPayId } from './payment.js';
-import { toPaymentDetails } from './payment-details.js';
+import { enqueuePaymentEvent } from './payment-events.js';
 import type { CardInput, CreatePaymentCommand } from './payment-request.js';
 import { type ResponseCode, responseCodeFromAcquirer } from './response-codes.js';
 
@@ -276,7 +276,7 @@ export class PaymentService {
     };
     await this.deps.store.transaction(async (tx) => {
       await tx.payments.update(final);
-      await this.enqueuePaymentEvent(tx, merchant, final, ok ? 'payment.authorized' : 'payment.failed');
+      await enqueuePaymentEvent(tx, this.deps, merchant, final, ok ? 'payment.authorized' : 'payment.failed');
     });
     return final;
   }
@@ -306,19 +306,6 @@ export class PaymentService {
         creationDate: now.toISOString(),
         authenticationResponse,
       },
-      targetUrl: payment.urls?.webhook ?? merchant.webhookUrl,
-      createdAt: now,
-    });
-  }
-
-  private async enqueuePaymentEvent(tx: Store, merchant: Merchant, payment: Payment, type: string): Promise<void> {
-    const now = this.deps.clock.now();
-    await tx.outbox.enqueue({
-      id: `msg_${payIdFromUuid(this.deps.ids.uuid())}`,
-      merchantId: merchant.merchantId,
-      payId: payment.payId,
-      type,
-      payload: { type, ...toPaymentDetails(payment, this.deps.publicUrl) },
       targetUrl: payment.urls?.webhook ?? merchant.webhookUrl,
       createdAt: now,
     });
