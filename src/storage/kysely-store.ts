@@ -6,6 +6,7 @@ import { KyselyIdempotencyRepository } from './idempotency-repository.kysely.js'
 import { KyselyMerchantRepository } from './merchant-repository.kysely.js';
 import { KyselyNotificationOutbox } from './notification-outbox.kysely.js';
 import { KyselyPaymentRepository } from './payment-repository.kysely.js';
+import { KyselySurchargeSettingsRepository } from './surcharge-settings-repository.kysely.js';
 
 /** The Store port over Kysely: the same repositories over the pool or over one transaction. */
 export class KyselyStore implements Store {
@@ -14,6 +15,7 @@ export class KyselyStore implements Store {
   readonly payments: KyselyPaymentRepository;
   readonly idempotency: KyselyIdempotencyRepository;
   readonly outbox: KyselyNotificationOutbox;
+  readonly surchargeSettings: KyselySurchargeSettingsRepository;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -24,6 +26,7 @@ export class KyselyStore implements Store {
     this.payments = new KyselyPaymentRepository(db);
     this.idempotency = new KyselyIdempotencyRepository(db);
     this.outbox = new KyselyNotificationOutbox(db);
+    this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
   }
 
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, Merchant } from '../merchants/merchant.js';
 import type { Payment, PaymentOperation } from '../payments/payment.js';
+import type { SurchargeAuditEntry, SurchargeSettings } from '../surcharge/surcharge-settings.js';
 
 /** Merchant profiles. */
 export interface MerchantRepository {
@@ -73,6 +74,28 @@ export interface NotificationOutbox {
   enqueue(event: OutboxEvent): Promise<void>;
 }
 
+/**
+ * A merchant's surcharge settings (the `merchant.surcharge` JSON column) and their audit log (DESIGN.md §7).
+ * A settings change and its audit entry are written in one `Store.transaction`.
+ */
+export interface SurchargeSettingsRepository {
+  /**
+   * The merchant's settings: undefined when there is no such merchant; `settings` undefined when never configured.
+   * With `forUpdate`, locks the merchant row until the surrounding transaction ends, so that concurrent changes to
+   * one merchant run one after another and each audit entry's `before` is what the change replaced.
+   */
+  get(
+    merchantId: string,
+    options?: { forUpdate?: boolean },
+  ): Promise<{ settings: SurchargeSettings | undefined } | undefined>;
+  /** Replaces the merchant's settings. @returns false when there is no such merchant. */
+  set(merchantId: string, settings: SurchargeSettings): Promise<boolean>;
+  /** Appends an audit entry with the merchant's next `seq` (1, 2, …) and returns it. */
+  appendAudit(entry: Omit<SurchargeAuditEntry, 'seq'>): Promise<SurchargeAuditEntry>;
+  /** The merchant's audit entries, oldest first. */
+  listAudit(merchantId: string): Promise<SurchargeAuditEntry[]>;
+}
+
 /** All repositories over one connection or transaction. */
 export interface Store {
   merchants: MerchantRepository;
@@ -80,6 +103,7 @@ export interface Store {
   payments: PaymentRepository;
   idempotency: IdempotencyRepository;
   outbox: NotificationOutbox;
+  surchargeSettings: SurchargeSettingsRepository;
   /** Runs `work` in one database transaction; every repository of the `tx` store uses it. Rolls back on throw. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
 }
