@@ -12,6 +12,7 @@ import type { Config } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
+import { NotificationService } from './domain/notifications/notification-service.js';
 import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
 import type { Acquirer } from './domain/ports/acquirer.js';
 import type { BinTable } from './domain/ports/bin-table.js';
@@ -23,11 +24,17 @@ import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
 import { healthRoutes } from './http/routes/health.route.js';
+import { notificationRoutes } from './http/routes/notifications.route.js';
 import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
+import { schemaRoutes } from './http/routes/schemas.route.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
 import { SimulatorDirectoryServer } from './integrations/threeds-simulator/simulator-directory-server.js';
+import {
+  createNotificationDelivery,
+  type NotificationDeliverySettings,
+} from './notifications/notification-delivery.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
 
@@ -45,6 +52,8 @@ export interface AppOverrides {
   secrets?: RuntimeSecrets;
   /** Where logs go (default stdout). */
   logStream?: DestinationStream;
+  /** Notification delivery settings (tests shorten the poll interval and the timeout, and stub DNS). */
+  notifications?: Partial<NotificationDeliverySettings>;
 }
 
 /** Domain services, built once and handed to the HTTP layer and the CLI. */
@@ -52,6 +61,7 @@ export interface Services {
   merchants: MerchantService;
   payments: PaymentService;
   idempotency: IdempotencyService;
+  notifications: NotificationService;
 }
 
 /** A built (not yet listening) Kassa. */
@@ -99,6 +109,7 @@ export function buildServices(
   const acquirer = overrides.acquirer ?? new SimulatorAcquirer(bins);
   return {
     merchants: new MerchantService(store, clock, ids),
+    notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
     payments: new PaymentService({
       store,
@@ -230,6 +241,25 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
   await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
+  await app.register(schemaRoutes);
+  await app.register(notificationRoutes, {
+    notifications: services.notifications,
+    idempotency: services.idempotency,
+    auth,
+  });
+  // Every `kassa serve` process delivers (DESIGN.md §3, §5): from the moment it listens; drained on close.
+  const delivery = createNotificationDelivery(
+    new KyselyStore(db.kysely).notifications,
+    clock,
+    overrides.notifications,
+    app.log,
+  );
+  app.addHook('onListen', async () => delivery.start());
+  app.addHook('onClose', async () => delivery.stop());
+  // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).
+  app.addHook('onResponse', async (request) => {
+    if (request.method === 'POST') delivery.wake();
+  });
   await app.register(paymentRoutes, {
     payments: services.payments,
     idempotency: services.idempotency,

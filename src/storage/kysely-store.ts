@@ -5,6 +5,7 @@ import type { Database } from './database.js';
 import { KyselyIdempotencyRepository } from './idempotency-repository.kysely.js';
 import { KyselyMerchantRepository } from './merchant-repository.kysely.js';
 import { KyselyNotificationOutbox } from './notification-outbox.kysely.js';
+import { KyselyNotificationRepository } from './notification-repository.kysely.js';
 import { KyselyPaymentRepository } from './payment-repository.kysely.js';
 import { KyselySurchargeSettingsRepository } from './surcharge-settings-repository.kysely.js';
 
@@ -15,6 +16,7 @@ export class KyselyStore implements Store {
   readonly payments: KyselyPaymentRepository;
   readonly idempotency: KyselyIdempotencyRepository;
   readonly outbox: KyselyNotificationOutbox;
+  readonly notifications: KyselyNotificationRepository;
   readonly surchargeSettings: KyselySurchargeSettingsRepository;
 
   constructor(
@@ -26,6 +28,7 @@ export class KyselyStore implements Store {
     this.payments = new KyselyPaymentRepository(db);
     this.idempotency = new KyselyIdempotencyRepository(db);
     this.outbox = new KyselyNotificationOutbox(db);
+    this.notifications = new KyselyNotificationRepository(db);
     this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
   }
 

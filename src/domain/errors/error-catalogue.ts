@@ -27,6 +27,12 @@ export const ERROR_CATALOGUE = {
   CARD_BRAND_NOT_SUPPORTED: { status: 400, title: 'Only Visa and Mastercard cards are accepted', retryable: false },
   MERCHANT_EXISTS: { status: 409, title: 'A merchant with this merchantId exists', retryable: false },
   MERCHANT_NOT_FOUND: { status: 404, title: 'No such merchant', retryable: false },
+  NOTIFICATION_NOT_FOUND: { status: 404, title: 'No such notification', retryable: false },
+  NOTIFICATION_NO_TARGET: {
+    status: 409,
+    title: 'Neither the payment nor the merchant has a webhook URL to deliver to',
+    retryable: false,
+  },
   URL_NOT_ALLOWED: { status: 400, title: 'This URL is not allowed for this merchant', retryable: false },
   RATE_LIMITED: { status: 429, title: 'Too many requests', retryable: true },
   SERVICE_UNAVAILABLE: { status: 503, title: 'The service is temporarily unavailable', retryable: true },

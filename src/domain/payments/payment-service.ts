@@ -1,6 +1,7 @@
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { isCurrencyWithMinorUnits } from '../merchants/merchant-service.js';
+import { isNonPublicHostLiteral } from '../notifications/address-policy.js';
 import type { Acquirer, AcquirerAuthorizationResult } from '../ports/acquirer.js';
 import type { BinTable } from '../ports/bin-table.js';
 import type { Clock } from '../ports/clock.js';
@@ -343,8 +344,6 @@ export class PaymentService {
   }
 }
 
-const LOOPBACK_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
-
 /**
  * Checks a merchant URL (return, cancel, webhook): https, or http and loopback hosts for sandbox merchants only
  * (DESIGN.md §4). The notification dispatcher re-checks resolved addresses at delivery (SSRF guard).
@@ -360,6 +359,10 @@ export function checkMerchantUrl(url: string, sandbox: boolean): string | undefi
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an https URL';
   if (sandbox) return undefined;
   if (parsed.protocol !== 'https:') return 'must be an https URL (http is allowed for sandbox merchants only)';
-  if (LOOPBACK_HOSTS.test(parsed.hostname)) return 'loopback addresses are allowed for sandbox merchants only';
+  // Loopback, private, link-local and unspecified literals (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, ::1,
+  // fc00::/7, fe80::/10, 0.0.0.0, …); names are checked on their resolved addresses at delivery (SSRF guard).
+  if (isNonPublicHostLiteral(parsed.hostname)) {
+    return 'loopback and private addresses are allowed for sandbox merchants only';
+  }
   return undefined;
 }

@@ -1,4 +1,10 @@
 import type { ApiKeyRecord, Merchant } from '../merchants/merchant.js';
+import type {
+  AttemptOutcome,
+  ClaimedNotification,
+  DeliveryAttempt,
+  NotificationRecord,
+} from '../notifications/notification.js';
 import type { Payment, PaymentOperation } from '../payments/payment.js';
 import type { SurchargeAuditEntry, SurchargeSettings } from '../surcharge/surcharge-settings.js';
 
@@ -96,6 +102,37 @@ export interface SurchargeSettingsRepository {
   listAudit(merchantId: string): Promise<SurchargeAuditEntry[]>;
 }
 
+/**
+ * The delivery side of the outbox (DESIGN.md §5): the merchant's delivery log, manual redelivery, and the claims
+ * and attempt records of the dispatchers. Every merchant-facing read names the merchant (tenant).
+ */
+export interface NotificationRepository {
+  /** The merchant's notifications of one payment, oldest first, each with its attempts. */
+  listByPayId(merchantId: string, payId: string): Promise<NotificationRecord[]>;
+  /** One of the merchant's notifications, with its attempts; undefined for a missing one and another's alike. */
+  find(merchantId: string, id: string): Promise<NotificationRecord | undefined>;
+  /**
+   * Queues the notification again: PENDING, due at `now`, a fresh retry schedule, `targetUrl` as given.
+   * @returns false when the merchant has no such notification.
+   */
+  requeue(merchantId: string, id: string, targetUrl: string, now: Date): Promise<boolean>;
+  /**
+   * Claims up to `limit` PENDING notifications due at `now` whose earlier claim (if any) has expired, until
+   * `leaseUntil`. Concurrent dispatchers never claim the same notification (PostgreSQL `FOR UPDATE SKIP LOCKED`,
+   * SQLite's single writer).
+   */
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]>;
+  /**
+   * Logs an attempt (numbered after the notification's last one) and, if the claim still holds (not requeued
+   * meanwhile), applies its outcome and releases the claim.
+   */
+  recordAttempt(
+    claim: ClaimedNotification,
+    attempt: Omit<DeliveryAttempt, 'attemptNo'>,
+    outcome: AttemptOutcome,
+  ): Promise<void>;
+}
+
 /** All repositories over one connection or transaction. */
 export interface Store {
   merchants: MerchantRepository;
@@ -103,6 +140,7 @@ export interface Store {
   payments: PaymentRepository;
   idempotency: IdempotencyRepository;
   outbox: NotificationOutbox;
+  notifications: NotificationRepository;
   surchargeSettings: SurchargeSettingsRepository;
   /** Runs `work` in one database transaction; every repository of the `tx` store uses it. Rolls back on throw. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;

@@ -1,0 +1,79 @@
+import { KassaError } from '../errors/error-catalogue.js';
+import type { Merchant } from '../merchants/merchant.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import type { NotificationRecord } from './notification.js';
+
+/** The delivery log as the merchant API shows it (`GET /api/v1/notifications`). Times are ISO 8601 UTC. */
+export interface NotificationDetails {
+  id: string;
+  type: string;
+  payId?: string;
+  status: NotificationRecord['status'];
+  targetUrl?: string;
+  attemptCount: number;
+  nextAttemptAt?: string;
+  creationDate: string;
+  deliveredAt?: string;
+  payload: Record<string, unknown>;
+  attempts: { attemptNo: number; attemptedAt: string; durationMs: number; httpStatus?: number; error?: string }[];
+}
+
+/** Maps a stored notification onto its wire form. */
+export function toNotificationDetails(n: NotificationRecord): NotificationDetails {
+  return {
+    id: n.id,
+    type: n.type,
+    payId: n.payId,
+    status: n.status,
+    targetUrl: n.targetUrl,
+    attemptCount: n.attemptCount,
+    nextAttemptAt: n.status === 'PENDING' ? n.nextAttemptAt?.toISOString() : undefined,
+    creationDate: n.createdAt.toISOString(),
+    deliveredAt: n.deliveredAt?.toISOString(),
+    payload: n.payload,
+    attempts: n.attempts.map((a) => ({
+      attemptNo: a.attemptNo,
+      attemptedAt: a.attemptedAt.toISOString(),
+      durationMs: a.durationMs,
+      httpStatus: a.httpStatus,
+      error: a.error,
+    })),
+  };
+}
+
+/** The merchant's view of its notifications (DESIGN.md §4, §5): the delivery log and manual redelivery. */
+export class NotificationService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The notifications of one of the merchant's payments, oldest first, each with every delivery attempt.
+   * @throws KassaError PAYMENT_NOT_FOUND for a missing payment and another merchant's payment alike.
+   */
+  async listByPayId(merchantId: string, payId: string): Promise<NotificationRecord[]> {
+    const payment = /^[0-9a-f]{32}$/.test(payId) ? await this.store.payments.findByPayId(merchantId, payId) : undefined;
+    if (!payment) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
+    return this.store.notifications.listByPayId(merchantId, payId);
+  }
+
+  /**
+   * Queues one of the merchant's notifications again, whatever its state: due now, with a fresh retry schedule.
+   * A notification written without a target goes to the merchant's current default webhook URL.
+   * @throws KassaError NOTIFICATION_NOT_FOUND (missing or another merchant's), NOTIFICATION_NO_TARGET.
+   */
+  async redeliver(merchant: Merchant, id: string): Promise<NotificationRecord> {
+    const found = await this.store.notifications.find(merchant.merchantId, id);
+    if (!found) throw new KassaError('NOTIFICATION_NOT_FOUND', `no notification ${id}`);
+    const targetUrl = found.targetUrl ?? merchant.webhookUrl;
+    if (!targetUrl) {
+      throw new KassaError('NOTIFICATION_NO_TARGET', 'set a default webhook URL for the merchant first');
+    }
+    await this.store.notifications.requeue(merchant.merchantId, id, targetUrl, this.clock.now());
+    const queued = await this.store.notifications.find(merchant.merchantId, id);
+    if (!queued) throw new KassaError('NOTIFICATION_NOT_FOUND', `no notification ${id}`);
+    return queued;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Notifications as stored in the outbox and shown in the delivery log (DESIGN.md §5). Event types and payloads are
+ * built by the services that cause them (payment-service.ts); this file holds what delivery needs.
+ */
+
+/**
+ * PENDING: waiting for its next attempt; DELIVERED: a 2xx arrived within the timeout; FAILED: every attempt of the
+ * retry schedule failed; NO_TARGET: neither the payment nor the merchant had a webhook URL when it was written.
+ */
+export type NotificationStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'NO_TARGET';
+
+/** One delivery attempt: when, how long (ms), and the HTTP status or the network error (one of the two). */
+export interface DeliveryAttempt {
+  /** 1, 2, … per notification; a redelivery continues the count. */
+  attemptNo: number;
+  attemptedAt: Date;
+  /** Wall time from connecting to the end of the answer (or the failure), in milliseconds. */
+  durationMs: number;
+  httpStatus?: number;
+  /** Network error, timeout or SSRF refusal, in words. */
+  error?: string;
+}
+
+/** A notification with its delivery log. */
+export interface NotificationRecord {
+  /** `msg_…`, the Standard Webhooks `webhook-id`. */
+  id: string;
+  merchantId: string;
+  payId?: string;
+  type: string;
+  payload: Record<string, unknown>;
+  targetUrl?: string;
+  status: NotificationStatus;
+  /** Attempts of the current schedule (a redelivery starts a new schedule). */
+  attemptCount: number;
+  /** Only while PENDING. */
+  nextAttemptAt?: Date;
+  createdAt: Date;
+  deliveredAt?: Date;
+  /** Oldest first. */
+  attempts: DeliveryAttempt[];
+}
+
+/** A due notification claimed by one dispatcher until `leaseUntil`, with what it needs to sign and send it. */
+export interface ClaimedNotification {
+  id: string;
+  merchantId: string;
+  type: string;
+  /** The stored JSON text: signed and sent byte for byte. */
+  body: string;
+  targetUrl: string;
+  attemptCount: number;
+  createdAt: Date;
+  /** The claim expires then; another dispatcher may take the notification over (crash recovery). */
+  leaseUntil: Date;
+  /** The merchant's Standard Webhooks secret (`whsec_…`). */
+  webhookSecret: string;
+  /** Sandbox merchants may target http and non-public addresses (DESIGN.md §5). */
+  sandbox: boolean;
+}
+
+/** What an attempt leads to. */
+export type AttemptOutcome =
+  | { status: 'DELIVERED' }
+  | { status: 'PENDING'; nextAttemptAt: Date }
+  | { status: 'FAILED' };

@@ -1,0 +1,139 @@
+import type { AttemptOutcome, ClaimedNotification } from '../domain/notifications/notification.js';
+import { isDeliveredStatus, nextAttemptAt } from '../domain/notifications/retry-schedule.js';
+import type { Clock } from '../domain/ports/clock.js';
+import type { NotificationRepository } from '../domain/ports/store.js';
+import type { WebhookSender } from './webhook-sender.js';
+
+/** Where the dispatcher reports what it cannot hand to anyone else (a pino logger fits). */
+export interface DispatcherLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface OutboxDispatcherOptions {
+  repository: NotificationRepository;
+  sender: WebhookSender;
+  clock: Clock;
+  /** How often to look for due events when nothing woke the dispatcher, in milliseconds. */
+  pollIntervalMs: number;
+  /** Most deliveries in flight at once (per process). */
+  concurrency: number;
+  /** How long a claim lasts, in milliseconds; must exceed the delivery timeout, or a slow attempt is taken over. */
+  leaseMs: number;
+  /** Uniform in [0, 1): jitter of the retry schedule. */
+  random: () => number;
+  log?: DispatcherLog;
+}
+
+/**
+ * The outbox dispatcher (DESIGN.md §5) that runs inside every `kassa serve` process: claims due notifications,
+ * signs and sends them, and records every attempt with the next step of the retry schedule. Claims are leases in the
+ * database, so a process that dies mid-delivery loses nothing: its claims expire and any dispatcher takes them over
+ * (at-least-once; receivers dedupe by `webhook-id`).
+ */
+export class OutboxDispatcher {
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+
+  constructor(private readonly options: OutboxDispatcherOptions) {}
+
+  /** Starts polling (idempotent). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.wake();
+  }
+
+  /** Looks for due events now instead of at the next poll (called after a request that may have written some). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.loop().finally(() => {
+      this.ticking = undefined;
+      this.schedule();
+    });
+  }
+
+  /** Stops claiming and waits for the deliveries in flight to finish and be recorded (graceful shutdown). */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * One pass without the timer: claims what is due at the clock's now (up to the concurrency bound) and waits for
+   * every delivery to be recorded. For tests with a controllable clock and for tools.
+   * @returns how many notifications were attempted.
+   */
+  async runOnce(): Promise<number> {
+    const claims = await this.claim(this.options.concurrency);
+    await Promise.all(claims.map((c) => this.deliver(c)));
+    return claims.length;
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), this.again ? 0 : this.options.pollIntervalMs);
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      const free = this.options.concurrency - this.inFlight.size;
+      if (free <= 0) return; // a finishing delivery wakes the loop
+      let claims: ClaimedNotification[];
+      try {
+        claims = await this.claim(free);
+      } catch (error) {
+        this.options.log?.error({ err: error }, 'notification claim failed; retrying at the next poll');
+        return;
+      }
+      for (const claim of claims) {
+        const p = this.deliver(claim).finally(() => {
+          this.inFlight.delete(p);
+          this.wake();
+        });
+        this.inFlight.add(p);
+      }
+      if (claims.length === free) this.again = true; // more may be due
+    } while (this.again && this.running);
+  }
+
+  private claim(limit: number): Promise<ClaimedNotification[]> {
+    const now = this.options.clock.now();
+    return this.options.repository.claimDue(now, new Date(now.getTime() + this.options.leaseMs), limit);
+  }
+
+  private async deliver(claim: ClaimedNotification): Promise<void> {
+    const { clock, sender, repository, random, log } = this.options;
+    const attemptedAt = clock.now();
+    const result = await sender.send(claim, attemptedAt);
+    const attemptsMade = claim.attemptCount + 1;
+    let outcome: AttemptOutcome;
+    if (result.httpStatus !== undefined && isDeliveredStatus(result.httpStatus)) outcome = { status: 'DELIVERED' };
+    else {
+      const next = nextAttemptAt(attemptsMade, clock.now(), random);
+      outcome = next ? { status: 'PENDING', nextAttemptAt: next } : { status: 'FAILED' };
+      log?.info(
+        { notificationId: claim.id, attemptsMade, httpStatus: result.httpStatus, error: result.error, outcome },
+        'notification delivery attempt failed',
+      );
+    }
+    try {
+      await repository.recordAttempt(claim, { attemptedAt, ...result }, outcome);
+    } catch (error) {
+      // The claim expires and the event is attempted again: at-least-once, never lost.
+      log?.error({ err: error, notificationId: claim.id }, 'could not record a delivery attempt');
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import type { ClaimedNotification } from '../domain/notifications/notification.js';
+import { checkTargetUrl, guardedLookup, type ResolveAll, SsrfRefusedError } from './ssrf-guard.js';
+import { signWebhook } from './webhook-signer.js';
+
+/** The result of one delivery attempt: the HTTP status, or the error (network, timeout, SSRF refusal). */
+export interface SendResult {
+  httpStatus?: number;
+  error?: string;
+  /** Milliseconds, measured on the monotonic clock. */
+  durationMs: number;
+}
+
+/** Sends one signed notification. The port the dispatcher delivers through; tests may bring their own. */
+export interface WebhookSender {
+  /** Never throws: every failure is a SendResult with `error`. `at` is the `webhook-timestamp`. */
+  send(notification: ClaimedNotification, at: Date): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+export interface UndiciWebhookSenderOptions {
+  /** An answer (status line, headers and body) must arrive within this many milliseconds. */
+  timeoutMs: number;
+  resolveAll: ResolveAll;
+  userAgent?: string;
+}
+
+/** The innermost message of an error chain (undici wraps socket errors). */
+function describeError(error: unknown, timeoutMs: number): string {
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e instanceof SsrfRefusedError) return `refused: ${e.message}`;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError')
+      return `timeout: no complete answer within ${timeoutMs} ms`;
+    if (!e.cause) break;
+    e = e.cause;
+  }
+  const err = e as { code?: string; message?: string };
+  return [err.code, err.message].filter(Boolean).join(': ') || String(e);
+}
+
+/**
+ * Delivers over undici: POST of the stored JSON with the Standard Webhooks headers. Production merchants go through
+ * an agent whose connections only reach addresses the SSRF guard accepted; sandbox merchants may reach http and
+ * private addresses. Redirects are not followed (a 3xx is a failed attempt).
+ */
+export class UndiciWebhookSender implements WebhookSender {
+  private readonly guarded: Agent;
+  private readonly sandbox: Agent;
+
+  constructor(private readonly options: UndiciWebhookSenderOptions) {
+    const agent = (allowPrivate: boolean) =>
+      new Agent({
+        connect: { lookup: guardedLookup(allowPrivate, options.resolveAll), timeout: options.timeoutMs },
+        keepAliveTimeout: 4_000, // ms
+        connections: 32, // per origin
+      });
+    this.guarded = agent(false);
+    this.sandbox = agent(true);
+  }
+
+  async send(n: ClaimedNotification, at: Date): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    try {
+      const url = new URL(n.targetUrl);
+      checkTargetUrl(url, n.sandbox);
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: n.sandbox ? this.sandbox : this.guarded,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': this.options.userAgent ?? 'Kassa-Webhooks/1.0',
+          ...signWebhook(n.webhookSecret, n.id, at, n.body),
+        },
+        body: n.body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      await res.body.dump({ limit: 64 * 1024 }); // bytes: the answer's content is ignored
+      return { httpStatus: res.statusCode, durationMs: elapsed() };
+    } catch (error) {
+      return { error: describeError(error, this.options.timeoutMs), durationMs: elapsed() };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.guarded.close(), this.sandbox.close()]);
+  }
+}

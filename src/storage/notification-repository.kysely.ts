@@ -1,0 +1,217 @@
+import { type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
+import type {
+  AttemptOutcome,
+  ClaimedNotification,
+  DeliveryAttempt,
+  NotificationRecord,
+  NotificationStatus,
+} from '../domain/notifications/notification.js';
+import type { NotificationRepository } from '../domain/ports/store.js';
+import { isUniqueViolation } from './create-db.js';
+import type { Database } from './database.js';
+import type { NotificationAttemptTable, NotificationDeliveryTables } from './notification-delivery.table.js';
+import { fromDbTime, optional, toDbTime } from './rows.js';
+
+type DeliveryDatabase = Database & NotificationDeliveryTables;
+type NotificationRow = Selectable<DeliveryDatabase['notification']>;
+
+/** Longest error text kept per attempt (the column is varchar(500)). */
+const MAX_ERROR_LENGTH = 500;
+
+function attemptRowToAttempt(row: Selectable<NotificationAttemptTable>): DeliveryAttempt {
+  return {
+    attemptNo: Number(row.attempt_no),
+    attemptedAt: fromDbTime(row.attempted_at),
+    durationMs: Number(row.duration_ms),
+    httpStatus: optional(row.http_status) ?? undefined,
+    error: optional(row.error),
+  };
+}
+
+function notificationRowToRecord(row: NotificationRow, attempts: DeliveryAttempt[]): NotificationRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    payId: optional(row.pay_id),
+    type: row.type,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    targetUrl: optional(row.target_url),
+    status: row.status as NotificationStatus,
+    attemptCount: Number(row.attempt_count),
+    nextAttemptAt: fromDbTime(row.next_attempt_at),
+    createdAt: fromDbTime(row.created_at),
+    deliveredAt: row.delivered_at === null ? undefined : fromDbTime(row.delivered_at),
+    attempts,
+  };
+}
+
+/**
+ * The delivery side of the outbox over Kysely. Claims are one `UPDATE … WHERE id IN (due ids) RETURNING`: on
+ * PostgreSQL the due ids are selected `FOR UPDATE SKIP LOCKED`, so concurrent dispatchers on many nodes split the
+ * work without waiting on each other; SQLite has one writer, which makes the statement a claim by itself.
+ */
+export class KyselyNotificationRepository implements NotificationRepository {
+  private readonly db: Kysely<DeliveryDatabase>;
+  private readonly sqlite: boolean;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db.withTables<NotificationDeliveryTables>();
+    this.sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  }
+
+  async listByPayId(merchantId: string, payId: string): Promise<NotificationRecord[]> {
+    const rows = await this.db
+      .selectFrom('notification')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('pay_id', '=', payId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return this.withAttempts(rows);
+  }
+
+  async find(merchantId: string, id: string): Promise<NotificationRecord | undefined> {
+    const row = await this.db
+      .selectFrom('notification')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && (await this.withAttempts([row]))[0];
+  }
+
+  async requeue(merchantId: string, id: string, targetUrl: string, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('notification')
+      .set({
+        status: 'PENDING',
+        target_url: targetUrl,
+        attempt_count: 0,
+        next_attempt_at: toDbTime(now),
+        locked_until: null,
+        delivered_at: null,
+      })
+      .where('merchant_id', '=', merchantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]> {
+    const at = toDbTime(now);
+    const due = this.db
+      .selectFrom('notification')
+      .select('id')
+      .where('status', '=', 'PENDING')
+      .where('next_attempt_at', '<=', at)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    const rows = await this.db
+      .updateTable('notification')
+      .set({ locked_until: toDbTime(leaseUntil) })
+      .where('id', 'in', this.sqlite ? due : due.forUpdate().skipLocked())
+      .returningAll()
+      .execute();
+    if (rows.length === 0) return [];
+
+    const merchantIds = [...new Set(rows.map((r) => r.merchant_id))];
+    const merchants = new Map(
+      (
+        await this.db
+          .selectFrom('merchant')
+          .select(['merchant_id', 'webhook_secret', 'sandbox'])
+          .where('merchant_id', 'in', merchantIds)
+          .execute()
+      ).map((m) => [m.merchant_id, m]),
+    );
+    const claims: ClaimedNotification[] = [];
+    for (const row of rows) {
+      const merchant = merchants.get(row.merchant_id);
+      if (!merchant || row.target_url === null) continue; // cannot happen: no merchant is ever deleted
+      claims.push({
+        id: row.id,
+        merchantId: row.merchant_id,
+        type: row.type,
+        body: row.payload,
+        targetUrl: row.target_url,
+        attemptCount: Number(row.attempt_count),
+        createdAt: fromDbTime(row.created_at),
+        leaseUntil,
+        webhookSecret: merchant.webhook_secret,
+        sandbox: Number(merchant.sandbox) === 1,
+      });
+    }
+    return claims.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async recordAttempt(
+    claim: ClaimedNotification,
+    attempt: Omit<DeliveryAttempt, 'attemptNo'>,
+    outcome: AttemptOutcome,
+  ): Promise<void> {
+    const write = async (db: Kysely<DeliveryDatabase>) => {
+      const last = await db
+        .selectFrom('notification_attempt')
+        .select((eb) => eb.fn.max('attempt_no').as('n'))
+        .where('notification_id', '=', claim.id)
+        .executeTakeFirst();
+      await db
+        .insertInto('notification_attempt')
+        .values({
+          notification_id: claim.id,
+          attempt_no: Number(last?.n ?? 0) + 1,
+          attempted_at: toDbTime(attempt.attemptedAt),
+          duration_ms: Math.round(attempt.durationMs),
+          http_status: attempt.httpStatus ?? null,
+          error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
+        })
+        .execute();
+      await db
+        .updateTable('notification')
+        .set({
+          status: outcome.status,
+          attempt_count: sql<number>`attempt_count + 1`,
+          locked_until: null,
+          ...(outcome.status === 'PENDING' && { next_attempt_at: toDbTime(outcome.nextAttemptAt) }),
+          ...(outcome.status === 'DELIVERED' && { delivered_at: toDbTime(attempt.attemptedAt) }),
+        })
+        .where('id', '=', claim.id)
+        // A redelivery requested meanwhile replaced the claim: it stands, this attempt is only logged.
+        .where('locked_until', '=', toDbTime(claim.leaseUntil))
+        .execute();
+    };
+    // Two dispatchers log one notification at once only after a lease expired mid-attempt; retry the numbering once.
+    for (let tries = 0; ; tries++) {
+      try {
+        if (this.db.isTransaction) return await write(this.db);
+        return await this.db.transaction().execute((trx) => write(trx));
+      } catch (error) {
+        if (tries > 0 || !isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+
+  private async withAttempts(rows: NotificationRow[]): Promise<NotificationRecord[]> {
+    if (rows.length === 0) return [];
+    const attempts = await this.db
+      .selectFrom('notification_attempt')
+      .selectAll()
+      .where(
+        'notification_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('notification_id')
+      .orderBy('attempt_no')
+      .execute();
+    const byId = new Map<string, DeliveryAttempt[]>();
+    for (const a of attempts) {
+      const list = byId.get(a.notification_id) ?? [];
+      list.push(attemptRowToAttempt(a));
+      byId.set(a.notification_id, list);
+    }
+    return rows.map((r) => notificationRowToRecord(r, byId.get(r.id) ?? []));
+  }
+}
