@@ -13,6 +13,7 @@ import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
+import { FollowUpService } from './domain/payments/follow-up-service.js';
 import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
 import type { Acquirer } from './domain/ports/acquirer.js';
 import type { BinTable } from './domain/ports/bin-table.js';
@@ -26,6 +27,7 @@ import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.j
 import { healthRoutes } from './http/routes/health.route.js';
 import { notificationRoutes } from './http/routes/notifications.route.js';
 import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
+import { followUpRoutes } from './http/routes/follow-ups.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
@@ -60,6 +62,7 @@ export interface AppOverrides {
 export interface Services {
   merchants: MerchantService;
   payments: PaymentService;
+  followUps: FollowUpService;
   idempotency: IdempotencyService;
   notifications: NotificationService;
 }
@@ -111,6 +114,7 @@ export function buildServices(
     merchants: new MerchantService(store, clock, ids),
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
+    followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
     payments: new PaymentService({
       store,
       clock,
@@ -259,6 +263,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).
   app.addHook('onResponse', async (request) => {
     if (request.method === 'POST') delivery.wake();
+  });
+  await app.register(followUpRoutes, {
+    followUps: services.followUps,
+    idempotency: services.idempotency,
+    auth,
+    publicUrl: config.publicUrl,
   });
   await app.register(paymentRoutes, {
     payments: services.payments,

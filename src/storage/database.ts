@@ -49,8 +49,29 @@ export interface PaymentTable {
   customer_info: string | null;
   urls: string | null;
   metadata: string | null;
+  session_id: string | null;
+  surcharge_consent: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface CheckoutSessionTable {
+  session_id: string;
+  merchant_id: string;
+  trans_id: string;
+  ref_nr: string | null;
+  value: number;
+  currency: string;
+  capture_method: string;
+  language: string | null;
+  order_data: string | null;
+  customer_info: string | null;
+  urls: string;
+  metadata: string | null;
+  status: string;
+  pay_id: string | null;
+  expires_at: string;
+  created_at: string;
 }
 
 export interface PaymentOperationTable {
@@ -92,6 +113,7 @@ export interface NotificationTable {
 }
 
 export interface Database {
+  checkout_session: CheckoutSessionTable;
   merchant: MerchantTable;
   api_key: ApiKeyTable;
   payment: PaymentTable;

@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../domain/ports/store.js';
 import { KyselyApiKeyRepository } from './api-key-repository.kysely.js';
+import { KyselyCheckoutSessionRepository } from './checkout-session-repository.kysely.js';
 import type { Database } from './database.js';
 import { KyselyIdempotencyRepository } from './idempotency-repository.kysely.js';
 import { KyselyMerchantRepository } from './merchant-repository.kysely.js';
 import { KyselyNotificationOutbox } from './notification-outbox.kysely.js';
 import { KyselyNotificationRepository } from './notification-repository.kysely.js';
 import { KyselyPaymentRepository } from './payment-repository.kysely.js';
+import { KyselyThreeDSTransactionRepository } from './three-ds-transaction-repository.kysely.js';
 import { KyselySurchargeSettingsRepository } from './surcharge-settings-repository.kysely.js';
 
 /** The Store port over Kysely: the same repositories over the pool or over one transaction. */
@@ -16,6 +18,8 @@ export class KyselyStore implements Store {
   readonly payments: KyselyPaymentRepository;
   readonly idempotency: KyselyIdempotencyRepository;
   readonly outbox: KyselyNotificationOutbox;
+  readonly checkoutSessions: KyselyCheckoutSessionRepository;
+  readonly threeDSTransactions: KyselyThreeDSTransactionRepository;
   readonly notifications: KyselyNotificationRepository;
   readonly surchargeSettings: KyselySurchargeSettingsRepository;
 
@@ -28,6 +32,8 @@ export class KyselyStore implements Store {
     this.payments = new KyselyPaymentRepository(db);
     this.idempotency = new KyselyIdempotencyRepository(db);
     this.outbox = new KyselyNotificationOutbox(db);
+    this.checkoutSessions = new KyselyCheckoutSessionRepository(db);
+    this.threeDSTransactions = new KyselyThreeDSTransactionRepository(db);
     this.notifications = new KyselyNotificationRepository(db);
     this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
   }

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, SqliteAdapter } from 'kysely';
 import type {
   CaptureMethod,
   CardSummary,
@@ -8,6 +8,7 @@ import type {
   Payment,
   PaymentOperation,
   PaymentStatus,
+  SurchargeConsent,
   SurchargeReason,
   ThreeDSResult,
 } from '../domain/payments/payment.js';
@@ -44,6 +45,11 @@ function operationToRow(payId: string, seq: number, op: PaymentOperation): Inser
   };
 }
 
+function consentFromJson(text: string | null): SurchargeConsent | undefined {
+  const c = fromJson<Omit<SurchargeConsent, 'consentedAt'> & { consentedAt: string }>(text);
+  return c && { ...c, consentedAt: new Date(c.consentedAt) };
+}
+
 export function paymentRowToPayment(row: Selectable<PaymentTable>, operations: PaymentOperation[]): Payment {
   return {
     payId: row.pay_id,
@@ -73,6 +79,8 @@ export function paymentRowToPayment(row: Selectable<PaymentTable>, operations: P
     customerInfo: fromJson(row.customer_info),
     urls: fromJson(row.urls),
     metadata: fromJson(row.metadata),
+    sessionId: optional(row.session_id),
+    surchargeConsent: consentFromJson(row.surcharge_consent),
     operations,
     creationDate: fromDbTime(row.created_at),
     updatedAt: fromDbTime(row.updated_at),
@@ -92,6 +100,7 @@ function mutableColumns(p: Payment) {
     surcharge_refunded_value: p.surchargeRefundedValue,
     card: toJson(p.card),
     three_ds: toJson(p.threeDS),
+    surcharge_consent: toJson(p.surchargeConsent),
     updated_at: toDbTime(p.updatedAt),
   };
 }
@@ -118,6 +127,7 @@ export class KyselyPaymentRepository implements PaymentRepository {
           customer_info: toJson(p.customerInfo),
           urls: toJson(p.urls),
           metadata: toJson(p.metadata),
+          session_id: p.sessionId ?? null,
           created_at: toDbTime(p.creationDate),
           ...mutableColumns(p),
         })
@@ -161,6 +171,24 @@ export class KyselyPaymentRepository implements PaymentRepository {
       .where('merchant_id', '=', merchantId)
       .where('pay_id', '=', payId)
       .executeTakeFirst();
+    return row && this.withOperations(row);
+  }
+
+  async findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined> {
+    const row = await this.db
+      .selectFrom('payment')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('pay_id', '=', payId)
+      // SQLite has no row locks and needs none: Kysely's SqliteDialect holds its one connection for a whole
+      // transaction, so transactions run one at a time.
+      .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate())
+      .executeTakeFirst();
+    return row && this.withOperations(row);
+  }
+
+  async findByPayIdAnyMerchant(payId: string): Promise<Payment | undefined> {
+    const row = await this.db.selectFrom('payment').selectAll().where('pay_id', '=', payId).executeTakeFirst();
     return row && this.withOperations(row);
   }
 

@@ -11,10 +11,33 @@ const PAYMENT_ROUTES: {
   name: string;
   method: string;
   path: (p: { payId: string; transId: string }) => string;
-  body?: unknown;
+  body?: (p: { payId: string; transId: string }) => unknown;
+  /** Creation overrides of a fresh payment for this route (one the owner's call can succeed on). */
+  create?: Record<string, unknown>;
 }[] = [
   { name: 'getByPayId', method: 'GET', path: (p) => `/api/v1/payments/getByPayId/${p.payId}` },
   { name: 'getByTransId', method: 'GET', path: (p) => `/api/v1/payments/getByTransId/${p.transId}` },
+  {
+    name: 'captures',
+    method: 'POST',
+    path: (p) => `/api/v1/payments/${p.payId}/captures`,
+    body: (p) => ({ transId: p.transId, amount: { value: 100, currency: 'DKK' } }),
+    create: { captureMethod: { type: 'MANUAL' } },
+  },
+  {
+    name: 'refunds',
+    method: 'POST',
+    path: (p) => `/api/v1/payments/${p.payId}/refunds`,
+    body: (p) => ({ transId: p.transId, amount: { value: 100, currency: 'DKK' } }),
+    create: {},
+  },
+  {
+    name: 'reversals',
+    method: 'POST',
+    path: (p) => `/api/v1/payments/${p.payId}/reversals`,
+    body: (p) => ({ transId: p.transId }),
+    create: { captureMethod: { type: 'MANUAL' } },
+  },
 ];
 
 describe.each(DIALECTS)('tenancy (%s)', (dialect) => {
@@ -37,12 +60,21 @@ describe.each(DIALECTS)('tenancy (%s)', (dialect) => {
 
   // Security: another merchant's payment is answered exactly like a missing one.
   it.each(PAYMENT_ROUTES)('$name: another merchant gets the same 404 as for a missing payment', async (route) => {
-    const own = await t.call(route.method, route.path(payment), { auth: owner, json: route.body });
+    let target = payment;
+    if (route.create) {
+      const created = await t.call('POST', '/api/v1/payments', {
+        auth: owner,
+        json: directPayment(testPan('40000000', '1000'), route.create),
+      });
+      target = { payId: created.body.payId, transId: created.body.transId };
+    }
+    const body = route.body?.(target);
+    const own = await t.call(route.method, route.path(target), { auth: owner, json: body });
     expect(own.status).toBeLessThan(300);
-    const foreign = await t.call(route.method, route.path(payment), { auth: stranger, json: route.body });
+    const foreign = await t.call(route.method, route.path(target), { auth: stranger, json: body });
     const missing = await t.call(route.method, route.path({ payId: '0'.repeat(32), transId: 'missing-trans-id' }), {
       auth: stranger,
-      json: route.body,
+      json: body,
     });
     expect(foreign.status).toBe(404);
     expect(foreign.body.code).toBe(missing.body.code);
@@ -50,7 +82,7 @@ describe.each(DIALECTS)('tenancy (%s)', (dialect) => {
   });
 
   it.each(PAYMENT_ROUTES)('$name: no credentials answers 401', async (route) => {
-    const res = await t.call(route.method, route.path(payment), { json: route.body });
+    const res = await t.call(route.method, route.path(payment), { json: route.body?.(payment) });
     expect(res.status).toBe(401);
   });
 });

@@ -27,6 +27,20 @@ export interface Surcharge {
   value: number;
 }
 
+/**
+ * The cardholder's consent on the hosted review step (DESIGN.md §7, spec §1.9): when, and the amounts shown, in minor
+ * units of the payment currency. Kept with the payment as evidence of what the cardholder agreed to.
+ */
+export interface SurchargeConsent {
+  consentedAt: Date;
+  value: number;
+  surchargeValue: number;
+  totalValue: number;
+  currency: string;
+  /** The language the page was shown in. */
+  language: string;
+}
+
 /** What Kassa keeps of a card: never the full number (PAN) nor the security code. */
 export interface CardSummary {
   brand: CardBrand;
@@ -101,9 +115,18 @@ export interface Payment {
   customerInfo?: Record<string, unknown>;
   urls?: { return?: string; cancel?: string; webhook?: string };
   metadata?: Record<string, unknown>;
+  /** The hosted payment page session the payment was started in. */
+  sessionId?: string;
+  surchargeConsent?: SurchargeConsent;
   operations: PaymentOperation[];
   creationDate: Date;
   updatedAt: Date;
+  /**
+   * Transient, never stored: while the payment waits for the cardholder's browser (3DS Method or challenge), the
+   * Kassa page to send the browser to (`_links.redirect.href`). Filled by PaymentService from the stored 3-D Secure
+   * state on create and on reads.
+   */
+  redirectHref?: string;
 }
 
 /** The payId of a payment whose 3DS transaction id is `uuid` (DESIGN.md §4: the same UUID without dashes). */

@@ -30,10 +30,37 @@ export type AcquirerAuthorizationResult =
   | { outcome: 'DECLINED'; acquirerReference: string; responseCode: string; message: string };
 
 /**
+ * A follow-up on an earlier authorization (capture, refund, reversal). The acquirer finds the authorization by
+ * `authorizationXId`; Kassa never keeps the card number, so none is sent. Amounts are integer minor units.
+ */
+export interface AcquirerFollowUpRequest {
+  /** Kassa's operation id (xId) of this follow-up; the acquirer echoes it. */
+  xId: string;
+  /** The xId of the payment's AUTHORIZATION operation. */
+  authorizationXId: string;
+  payId: string;
+  merchantId: string;
+  /** Minor units of `currency`, surcharge share included (what actually moves). */
+  value: number;
+  currency: string;
+}
+
+/** Result of a follow-up: a decline is a result, not an error. `responseCode` as in AcquirerAuthorizationResult. */
+export type AcquirerFollowUpResult =
+  | { outcome: 'APPROVED'; acquirerReference: string; responseCode: '00' }
+  | { outcome: 'DECLINED'; acquirerReference: string; responseCode: string; message: string };
+
+/**
  * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
- * Follow-up operations (capture, refund, reversal) are added with the follow-up issue.
+ * Every method throws only on transport failure.
  */
 export interface Acquirer {
   /** Authorizes (and with `capture` also captures) an amount. Throws only on transport failure. */
   authorize(request: AcquirerAuthorizationRequest): Promise<AcquirerAuthorizationResult>;
+  /** Captures (part of) an authorization. */
+  capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
+  /** Refunds (part of) captured money. */
+  refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
+  /** Reverses (cancels) a whole uncaptured authorization, releasing the cardholder's funds. */
+  reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
 }

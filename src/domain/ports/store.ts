@@ -6,6 +6,8 @@ import type {
   NotificationRecord,
 } from '../notifications/notification.js';
 import type { Payment, PaymentOperation } from '../payments/payment.js';
+import type { CheckoutSession } from '../sessions/checkout-session.js';
+import type { ThreeDSTransactionRepository } from '../threeds/three-ds-transaction.js';
 import type { SurchargeAuditEntry, SurchargeSettings } from '../surcharge/surcharge-settings.js';
 
 /** Merchant profiles. */
@@ -36,6 +38,14 @@ export interface PaymentRepository {
   /** Writes the payment's mutable fields and inserts operations not stored yet (by xId). */
   update(payment: Payment): Promise<void>;
   findByPayId(merchantId: string, payId: string): Promise<Payment | undefined>;
+  /** A payment by payId alone: only for hosted pages reached through a signed link, which names no merchant. */
+  findByPayIdAnyMerchant(payId: string): Promise<Payment | undefined>;
+  /**
+   * Like findByPayId, and locks the payment row until the surrounding transaction ends (PostgreSQL
+   * `select … for update`; SQLite serialises whole transactions), so that concurrent follow-ups on one payment run
+   * one after another. Call it inside `Store.transaction`.
+   */
+  findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined>;
   /** The latest payment (by creation time) of this merchant with this transId. */
   findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined>;
   /** Appends operations to an existing payment. */
@@ -133,6 +143,13 @@ export interface NotificationRepository {
   ): Promise<void>;
 }
 
+/** Hosted payment page sessions. Reads by sessionId come from signed links; API reads name the merchant. */
+export interface CheckoutSessionRepository {
+  insert(session: CheckoutSession): Promise<void>;
+  find(sessionId: string): Promise<CheckoutSession | undefined>;
+  update(session: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId'>): Promise<void>;
+}
+
 /** All repositories over one connection or transaction. */
 export interface Store {
   merchants: MerchantRepository;
@@ -140,8 +157,11 @@ export interface Store {
   payments: PaymentRepository;
   idempotency: IdempotencyRepository;
   outbox: NotificationOutbox;
+  checkoutSessions: CheckoutSessionRepository;
   notifications: NotificationRepository;
   surchargeSettings: SurchargeSettingsRepository;
+  /** Per-payment 3-D Secure state between AReq and final result (challenge, decoupled, 3DS Method). */
+  threeDSTransactions: ThreeDSTransactionRepository;
   /** Runs `work` in one database transaction; every repository of the `tx` store uses it. Rolls back on throw. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
 }

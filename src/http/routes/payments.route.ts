@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { Static } from 'typebox';
-import { type FieldError, validationError } from '../../domain/errors/error-catalogue.js';
+import { validationError } from '../../domain/errors/error-catalogue.js';
 import { type IdempotencyService, requestFingerprint } from '../../domain/idempotency/idempotency.js';
+import type { HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
+import type { Payment } from '../../domain/payments/payment.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
 import type { ChallengePreference, CreatePaymentCommand } from '../../domain/payments/payment-request.js';
 import type { PaymentService } from '../../domain/payments/payment-service.js';
+import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
 import {
   CreatePaymentBodySchema,
@@ -15,8 +18,13 @@ import {
 
 type CreatePaymentBody = Static<typeof CreatePaymentBodySchema>;
 
+/** How long the hosted card step link of a HOSTED payment stays valid after creation (seconds). */
+export const HOSTED_LINK_TTL_SECONDS = 30 * 60;
+
 export interface PaymentRoutesOptions {
   payments: PaymentService;
+  hosted: HostedPaymentService;
+  links: HostedLinks;
   idempotency: IdempotencyService;
   auth: preHandlerHookHandler;
   publicUrl: string;
@@ -35,6 +43,7 @@ function toCommand(merchantId: string, body: CreatePaymentBody): CreatePaymentCo
     language: body.language,
     card: body.paymentMethods.card,
     challengePreference: (body.threeDsPolicy?.challengePreference ?? 'NO_PREFERENCE') as ChallengePreference,
+    browserAuthentication: body.threeDsPolicy?.browserAuthentication,
     browserInfo: body.browserInfo as CreatePaymentCommand['browserInfo'],
     sdkInfo: body.sdkInfo as CreatePaymentCommand['sdkInfo'],
     order: body.order,
@@ -72,6 +81,16 @@ export async function sendIdempotent(
 /** `/api/v1/payments`: create and read payments (spec §4.2, §4.4, §4.5). */
 export async function paymentRoutes(app: FastifyInstance, opts: PaymentRoutesOptions) {
   const { payments, idempotency, auth, publicUrl } = opts;
+  /** Payment details; a HOSTED payment still waiting for its card links to Kassa's card step. */
+  const detailsOf = (payment: Payment) => {
+    const details = toPaymentDetails(payment, publicUrl);
+    if (payment.integrationType === 'HOSTED' && payment.status === 'PENDING' && !payment.sessionId) {
+      const expiresAt = new Date(payment.creationDate.getTime() + HOSTED_LINK_TTL_SECONDS * 1000);
+      const links = details._links as Record<string, unknown>;
+      links.redirect = { href: opts.links.url('payment', payment.payId, expiresAt) };
+    }
+    return details;
+  };
 
   app.post(
     '/api/v1/payments',
@@ -89,14 +108,23 @@ export async function paymentRoutes(app: FastifyInstance, opts: PaymentRoutesOpt
       const body = request.body as CreatePaymentBody;
       return sendIdempotent(idempotency, request, reply, async () => {
         const command = toCommand(merchant.merchantId, body);
-        if (command.integrationType !== 'DIRECT') {
-          const errors: FieldError[] = [
-            { field: 'paymentMethods.integrationType', message: 'HOSTED payments are not available in this version' },
-          ];
-          throw validationError(errors);
+        if (command.integrationType === 'HOSTED') {
+          if (command.card) {
+            // Security: hosted forms exist so that the merchant never handles card data (spec §1.4).
+            throw validationError([
+              {
+                field: 'paymentMethods.card',
+                message: 'must not be sent with HOSTED: the cardholder types it on Kassa',
+              },
+            ]);
+          }
+          const payment = await opts.hosted.createHostedPayment(merchant, command);
+          const details = detailsOf(payment);
+          reply.header('location', (details._links as { self: { href: string } }).self.href);
+          return { status: 202, body: details };
         }
         const payment = await payments.createDirectPayment(merchant, command);
-        const details = toPaymentDetails(payment, publicUrl);
+        const details = detailsOf(payment);
         reply.header('location', (details._links as { self: { href: string } }).self.href);
         return { status: 201, body: details };
       });
@@ -111,7 +139,7 @@ export async function paymentRoutes(app: FastifyInstance, opts: PaymentRoutesOpt
     },
     async (request) => {
       const { payID } = request.params as Static<typeof PayIdParamsSchema>;
-      return toPaymentDetails(await payments.getByPayId(merchantOf(request).merchantId, payID), publicUrl);
+      return detailsOf(await payments.getByPayId(merchantOf(request).merchantId, payID));
     },
   );
 
@@ -127,7 +155,7 @@ export async function paymentRoutes(app: FastifyInstance, opts: PaymentRoutesOpt
     },
     async (request) => {
       const { transID } = request.params as Static<typeof TransIdParamsSchema>;
-      return toPaymentDetails(await payments.getByTransId(merchantOf(request).merchantId, transID), publicUrl);
+      return detailsOf(await payments.getByTransId(merchantOf(request).merchantId, transID));
     },
   );
 }

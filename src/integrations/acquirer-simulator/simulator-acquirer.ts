@@ -3,6 +3,8 @@ import type {
   Acquirer,
   AcquirerAuthorizationRequest,
   AcquirerAuthorizationResult,
+  AcquirerFollowUpRequest,
+  AcquirerFollowUpResult,
 } from '../../domain/ports/acquirer.js';
 import type { BinTable } from '../../domain/ports/bin-table.js';
 
@@ -22,6 +24,9 @@ const DECLINES: Record<string, { responseCode: string; message: string }> = {
 /**
  * The sandbox acquirer: approves every test card of the BIN table except the decline scenarios, and declines
  * cards outside the BIN table with "14 invalid card number", as a sandbox declines live cards.
+ * Follow-ups (capture, refund, reversal) are always approved: they carry no card number to pick a scenario by, and
+ * Kassa itself enforces the amount limits before calling. Tests that need a declined follow-up pass their own
+ * Acquirer (AppOverrides.acquirer).
  */
 export class SimulatorAcquirer implements Acquirer {
   constructor(private readonly bins: BinTable) {}
@@ -40,4 +45,20 @@ export class SimulatorAcquirer implements Acquirer {
       responseCode: '00',
     };
   }
+
+  async capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+    return approveFollowUp(request);
+  }
+
+  async refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+    return approveFollowUp(request);
+  }
+
+  async reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+    return approveFollowUp(request);
+  }
+}
+
+function approveFollowUp(request: AcquirerFollowUpRequest): AcquirerFollowUpResult {
+  return { outcome: 'APPROVED', acquirerReference: `SIM${request.xId.slice(0, 12).toUpperCase()}`, responseCode: '00' };
 }

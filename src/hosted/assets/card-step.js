@@ -1,0 +1,48 @@
+// Kassa hosted card step: live card brand and surcharge preview. The page works without this script; the server
+// checks everything again. No third-party code; served from Kassa under the page's CSP nonce.
+(() => {
+  const form = document.getElementById('card-form');
+  if (!form) return;
+  const number = form.querySelector('#number');
+  const brandOut = document.getElementById('brand');
+  const feeOut = document.getElementById('fee-preview');
+  const t = form.querySelector('input[name=t]').value;
+  const csrf = form.querySelector('input[name=csrf]').value;
+  const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => values[k] ?? '');
+  let lastPrefix = '';
+  let timer;
+
+  async function preview() {
+    const digits = number.value.replace(/\D/g, '');
+    const prefix = digits.slice(0, 8);
+    if (prefix === lastPrefix) return;
+    lastPrefix = prefix;
+    if (prefix.length < 6) {
+      brandOut.textContent = digits.startsWith('4') ? fill(form.dataset.msgBrand, { brand: 'Visa' }) : '';
+      feeOut.textContent = '';
+      return;
+    }
+    try {
+      const res = await fetch(form.dataset.quoteUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ t, csrf, bin: prefix }),
+        credentials: 'same-origin',
+      });
+      if (!res.ok) return;
+      const q = await res.json();
+      if (prefix !== lastPrefix) return;
+      brandOut.textContent = q.brand ? fill(form.dataset.msgBrand, { brand: q.brand }) : '';
+      feeOut.textContent = q.fee ? fill(form.dataset.msgFee, { fee: q.fee, total: q.total }) : '';
+    } catch {
+      // The preview is a convenience; the review step shows the binding amounts.
+    }
+  }
+
+  number.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(preview, 150);
+  });
+  const summary = document.getElementById('error-summary');
+  if (summary) summary.focus();
+})();

@@ -1,0 +1,352 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { KassaError } from '../domain/errors/error-catalogue.js';
+import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
+import type { Payment } from '../domain/payments/payment.js';
+import type { Clock } from '../domain/ports/clock.js';
+import { type Language, MESSAGES, pickLanguage } from './i18n.js';
+import type { HostedLinks } from './links.js';
+import { formatMoney } from './money.js';
+import { type CardFormValues, CardStepPage } from './pages/card-step-page.js';
+import { CheckoutPage } from './pages/checkout-page.js';
+import { Layout } from './pages/layout.js';
+import { MessagePage } from './pages/message-page.js';
+import { ReviewPage } from './pages/review-page.js';
+import { newNonce, sendPage } from './render.js';
+
+/** How long a hosted card step link stays valid once the cardholder is in the flow (seconds). */
+export const PAYMENT_PAGE_TTL_SECONDS = 30 * 60;
+
+export interface HostedPagesOptions {
+  hosted: HostedPaymentService;
+  links: HostedLinks;
+  clock: Clock;
+  /**
+   * Hands a confirmed hosted payment (card in the vault, consent stored) to 3-D Secure and authorization; answers the
+   * browser with the next page (3DS Method, challenge, or the final redirect).
+   */
+  confirm(request: FastifyRequest, reply: FastifyReply, payment: Payment, language: Language): Promise<FastifyReply>;
+  /** Ends a hosted payment the cardholder cancelled, and sends the browser to `urls.cancel`. */
+  cancel(reply: FastifyReply, payment: Payment): Promise<FastifyReply>;
+}
+
+type Form = Record<string, string | undefined>;
+const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
+
+/** `MM/YY` (or `MM/YYYY`, `MMYY`) → `YYYYMM`, or '' when it cannot be read. */
+export function expiryFromForm(text: string | undefined): string {
+  const m = (text ?? '').replace(/\s/g, '').match(/^(\d{1,2})\/?(\d{2}|\d{4})$/);
+  if (!m?.[1] || !m[2]) return '';
+  const year = m[2].length === 2 ? `20${m[2]}` : m[2];
+  return `${year}${m[1].padStart(2, '0')}`;
+}
+
+/**
+ * Kassa's hosted pages (spec §1.4, §1.8, §1.9; DESIGN.md §8): the hosted payment page's checkout step, the card step
+ * and the review step. Server-rendered, working without JavaScript, strict CSP with nonces, CSRF token on every form,
+ * reached only through signed, expiring links.
+ */
+export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesOptions) {
+  const { hosted, links, clock } = opts;
+
+  const languageOf = (request: FastifyRequest, explicit?: string) =>
+    pickLanguage(explicit, request.headers['accept-language']);
+
+  const page = (
+    reply: FastifyReply,
+    lang: Language,
+    title: string,
+    body: preact.ComponentChildren,
+    status = 200,
+    script?: string,
+  ) => {
+    const nonce = newNonce();
+    return sendPage(
+      reply,
+      <Layout lang={lang} title={title} nonce={nonce} script={script}>
+        {body}
+      </Layout>,
+      nonce,
+      status,
+    );
+  };
+
+  const message = (
+    reply: FastifyReply,
+    lang: Language,
+    key: 'linkInvalid' | 'sessionExpired' | 'sessionCompleted' | 'notFound',
+    status: number,
+  ) => {
+    const t = MESSAGES[lang];
+    return page(reply, lang, t.pageTitle, <MessagePage title={t.pageTitle} message={t[key]} />, status);
+  };
+
+  /** The signed-link check of every payment page; the link token travels in `t` (query or form). */
+  const paymentFromLink = async (request: FastifyRequest, reply: FastifyReply, t: string | undefined) => {
+    const { payId } = request.params as { payId: string };
+    if (!/^[0-9a-f]{32}$/.test(payId) || !links.verify('payment', payId, t, clock.now())) {
+      await message(reply, languageOf(request), 'linkInvalid', 403);
+      return undefined;
+    }
+    try {
+      return await hosted.paymentForPage(payId);
+    } catch (error) {
+      if (error instanceof KassaError) {
+        await message(reply, languageOf(request), 'notFound', 404);
+        return undefined;
+      }
+      throw error;
+    }
+  };
+
+  const paymentUrl = (payId: string, t: string, suffix = '') =>
+    `/hosted/payments/${payId}${suffix}?t=${encodeURIComponent(t)}`;
+
+  /** Where a payment that is no longer waiting for its card sends the browser. */
+  const finished = (reply: FastifyReply, payment: Payment) => {
+    const target = payment.status === 'FAILED' ? (payment.urls?.cancel ?? payment.urls?.return) : payment.urls?.return;
+    if (!target) return message(reply, 'en', 'notFound', 404);
+    const url = new URL(target);
+    url.searchParams.set('PayId', payment.payId);
+    return reply.redirect(url.toString(), 303);
+  };
+
+  // --- Hosted payment page: checkout step ---------------------------------------------------------------------
+  app.get('/hosted/sessions/:sessionId', { schema: { hide: true } }, async (request, reply) => {
+    const { sessionId } = request.params as { sessionId: string };
+    const t = (request.query as Form).t;
+    if (!/^[0-9a-f]{32}$/.test(sessionId) || !links.verify('session', sessionId, t, clock.now())) {
+      return message(reply, languageOf(request), 'linkInvalid', 403);
+    }
+    const { session, merchant, status } = await hosted.sessionForPage(sessionId);
+    const lang = languageOf(request, session.language);
+    if (status !== 'OPEN')
+      return message(
+        reply,
+        lang,
+        status === 'EXPIRED' ? 'sessionExpired' : 'sessionCompleted',
+        status === 'EXPIRED' ? 410 : 409,
+      );
+    const tt = MESSAGES[lang];
+    return page(
+      reply,
+      lang,
+      `${tt.checkoutTitle} – ${merchant.name}`,
+      <CheckoutPage
+        t={tt}
+        lang={lang}
+        merchantName={merchant.name}
+        session={session}
+        action={`/hosted/sessions/${sessionId}/start`}
+        linkToken={t ?? ''}
+        csrf={links.csrf(sessionId, t ?? '')}
+      />,
+    );
+  });
+
+  app.post('/hosted/sessions/:sessionId/start', { schema: { hide: true } }, async (request, reply) => {
+    const { sessionId } = request.params as { sessionId: string };
+    const form = (request.body ?? {}) as Form;
+    if (
+      !links.verify('session', sessionId, form.t, clock.now()) ||
+      !links.verifyCsrf(sessionId, form.t ?? '', form.csrf)
+    ) {
+      return message(reply, languageOf(request), 'linkInvalid', 403);
+    }
+    try {
+      const payment = await hosted.startSessionPayment(sessionId);
+      const t = links.token(
+        'payment',
+        payment.payId,
+        new Date(clock.now().getTime() + PAYMENT_PAGE_TTL_SECONDS * 1000),
+      );
+      return reply.redirect(paymentUrl(payment.payId, t), 303);
+    } catch (error) {
+      if (error instanceof KassaError && (error.code === 'SESSION_EXPIRED' || error.code === 'SESSION_COMPLETED')) {
+        const lang = languageOf(request);
+        return message(
+          reply,
+          lang,
+          error.code === 'SESSION_EXPIRED' ? 'sessionExpired' : 'sessionCompleted',
+          error.status,
+        );
+      }
+      throw error;
+    }
+  });
+
+  // --- Card step ----------------------------------------------------------------------------------------------
+  const renderCardStep = (
+    reply: FastifyReply,
+    ctx: { payment: Payment; merchantName: string },
+    lang: Language,
+    t: string,
+    errors: { field: string; message: string }[],
+    values: CardFormValues,
+  ) => {
+    const tt = MESSAGES[lang];
+    const { payment } = ctx;
+    return page(
+      reply,
+      lang,
+      `${tt.cardStepTitle} – ${ctx.merchantName}`,
+      <CardStepPage
+        t={tt}
+        lang={lang}
+        merchantName={ctx.merchantName}
+        currency={payment.currency}
+        value={payment.value}
+        action={`/hosted/payments/${payment.payId}/card`}
+        quoteUrl={`/hosted/payments/${payment.payId}/quote`}
+        linkToken={t}
+        csrf={links.csrf(payment.payId, t)}
+        errors={errors}
+        values={values}
+      />,
+      errors.length > 0 ? 422 : 200,
+      '/hosted/assets/card-step.js',
+    );
+  };
+
+  app.get('/hosted/payments/:payId', { schema: { hide: true } }, async (request, reply) => {
+    const t = (request.query as Form).t;
+    const ctx = await paymentFromLink(request, reply, t);
+    if (!ctx) return reply;
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    const lang = languageOf(request, ctx.payment.language);
+    return renderCardStep(reply, { payment: ctx.payment, merchantName: ctx.merchant.name }, lang, t ?? '', [], {});
+  });
+
+  app.post('/hosted/payments/:payId/card', { schema: { hide: true } }, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const ctx = await paymentFromLink(request, reply, form.t);
+    if (!ctx) return reply;
+    const t = form.t ?? '';
+    if (!links.verifyCsrf(ctx.payment.payId, t, form.csrf))
+      return message(reply, languageOf(request), 'linkInvalid', 403);
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    const lang = languageOf(request, ctx.payment.language);
+    const result = await hosted.takeCard(ctx.merchant, ctx.payment, {
+      number: (form.number ?? '').replace(/[\s-]/g, ''),
+      expiryDate: expiryFromForm(form.expiry),
+      securityCode: (form.securityCode ?? '').trim(),
+      cardholderName: form.cardholderName?.trim() || undefined,
+    });
+    if (!result.ok) {
+      return renderCardStep(reply, { payment: ctx.payment, merchantName: ctx.merchant.name }, lang, t, result.errors, {
+        expiry: form.expiry,
+        cardholderName: form.cardholderName,
+      });
+    }
+    return reply.redirect(paymentUrl(ctx.payment.payId, t, '/review'), 303);
+  });
+
+  // Live preview for card-step.js: brand and surcharge of the first digits. Same link and CSRF checks as the forms.
+  app.post('/hosted/payments/:payId/quote', { schema: { hide: true } }, async (request, reply) => {
+    const body = (request.body ?? {}) as Form;
+    const { payId } = request.params as { payId: string };
+    const t = body.t ?? '';
+    if (!links.verify('payment', payId, t, clock.now()) || !links.verifyCsrf(payId, t, body.csrf)) {
+      return reply.status(403).send({ error: 'invalid link' });
+    }
+    const prefix = (body.bin ?? '').replace(/\D/g, '').slice(0, 8);
+    const { payment, merchant } = await hosted.paymentForPage(payId);
+    const quote = await hosted.quote(merchant, payment, prefix);
+    const lang = languageOf(request, payment.language);
+    return reply.header('cache-control', 'no-store').send({
+      brand: quote.brand ? BRAND_LABEL[quote.brand] : null,
+      surchargeValue: quote.surchargeValue,
+      totalValue: quote.totalValue,
+      currency: quote.currency,
+      fee: quote.surchargeValue > 0 ? formatMoney(quote.surchargeValue, quote.currency, lang) : null,
+      total: formatMoney(quote.totalValue, quote.currency, lang),
+    });
+  });
+
+  // --- Review step ----------------------------------------------------------------------------------------------
+  const renderReview = (
+    reply: FastifyReply,
+    payment: Payment,
+    merchantName: string,
+    lang: Language,
+    t: string,
+    notice?: string,
+  ) => {
+    const tt = MESSAGES[lang];
+    const card = payment.card;
+    const cardLabel = card ? `${BRAND_LABEL[card.brand]} •••• ${card.last4}` : '';
+    return page(
+      reply,
+      lang,
+      `${tt.reviewTitle} – ${merchantName}`,
+      <ReviewPage
+        t={tt}
+        lang={lang}
+        merchantName={merchantName}
+        currency={payment.currency}
+        value={payment.value}
+        surchargeValue={payment.surcharge.value}
+        surchargeReason={payment.surcharge.status === 'APPLIED' ? payment.surcharge.reason : undefined}
+        cardLabel={cardLabel}
+        confirmAction={`/hosted/payments/${payment.payId}/confirm`}
+        cancelAction={`/hosted/payments/${payment.payId}/cancel`}
+        changeCardHref={paymentUrl(payment.payId, t)}
+        linkToken={t}
+        csrf={links.csrf(payment.payId, t)}
+        notice={notice}
+      />,
+      notice ? 409 : 200,
+      '/hosted/assets/review-step.js',
+    );
+  };
+
+  app.get('/hosted/payments/:payId/review', { schema: { hide: true } }, async (request, reply) => {
+    const t = (request.query as Form).t;
+    const ctx = await paymentFromLink(request, reply, t);
+    if (!ctx) return reply;
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    if (!ctx.payment.card) return reply.redirect(paymentUrl(ctx.payment.payId, t ?? ''), 303);
+    return renderReview(reply, ctx.payment, ctx.merchant.name, languageOf(request, ctx.payment.language), t ?? '');
+  });
+
+  app.post('/hosted/payments/:payId/confirm', { schema: { hide: true } }, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const ctx = await paymentFromLink(request, reply, form.t);
+    if (!ctx) return reply;
+    const t = form.t ?? '';
+    if (!links.verifyCsrf(ctx.payment.payId, t, form.csrf))
+      return message(reply, languageOf(request), 'linkInvalid', 403);
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    if (!ctx.payment.card) return reply.redirect(paymentUrl(ctx.payment.payId, t), 303);
+    const lang = languageOf(request, ctx.payment.language);
+    let payment: Payment;
+    try {
+      payment = await hosted.recordConsent(ctx.payment, { totalValue: Number(form.totalValue), language: lang });
+    } catch (error) {
+      if (error instanceof KassaError && error.code === 'QUOTE_CHANGED') {
+        return renderReview(reply, ctx.payment, ctx.merchant.name, lang, t, MESSAGES[lang].quoteChanged);
+      }
+      throw error;
+    }
+    return opts.confirm(request, reply, payment, lang);
+  });
+
+  app.post('/hosted/payments/:payId/cancel', { schema: { hide: true } }, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const ctx = await paymentFromLink(request, reply, form.t);
+    if (!ctx) return reply;
+    if (!links.verifyCsrf(ctx.payment.payId, form.t ?? '', form.csrf))
+      return message(reply, languageOf(request), 'linkInvalid', 403);
+    if (ctx.payment.status !== 'PENDING') return finished(reply, ctx.payment);
+    return opts.cancel(reply, ctx.payment);
+  });
+
+  // --- Scripts (same origin, served with the nonce'd <script src>) ----------------------------------------------
+  for (const name of ['card-step.js', 'review-step.js']) {
+    const source = await import('node:fs/promises').then((fs) =>
+      fs.readFile(new URL(`./assets/${name}`, import.meta.url), 'utf8'),
+    );
+    app.get(`/hosted/assets/${name}`, { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(source),
+    );
+  }
+}

@@ -1,0 +1,268 @@
+/** Languages of the hosted pages (DESIGN.md §8). */
+export const LANGUAGES = ['en', 'da', 'fi', 'nb', 'sv'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+const en = {
+  pageTitle: 'Payment',
+  checkoutTitle: 'Checkout',
+  orderLines: 'Your order',
+  quantity: 'Qty',
+  amount: 'Amount',
+  cardFee: 'Card fee',
+  total: 'Total',
+  continueToPayment: 'Continue to card payment',
+  cardStepTitle: 'Pay by card',
+  cardNumber: 'Card number',
+  expiry: 'Expiry date (MM/YY)',
+  securityCode: 'Security code',
+  cardholderName: 'Name on card',
+  optional: 'optional',
+  next: 'Continue',
+  reviewTitle: 'Review and pay',
+  paidTo: 'Payment to',
+  card: 'Card',
+  changeCard: 'Change card',
+  pay: 'Pay {total}',
+  cancel: 'Cancel payment',
+  feeExplanationCommercial: 'The merchant adds this fee because the card is a commercial card.',
+  feeExplanationNonEea: 'The merchant adds this fee because the card was issued outside the EEA.',
+  errorsTitle: 'Please correct the following:',
+  invalid_number: 'Enter a valid card number.',
+  unsupported_brand: 'Only Visa and Mastercard cards are accepted.',
+  invalid_expiry: 'Enter the expiry date as MM/YY.',
+  expired: 'This card has expired.',
+  invalid_security_code: 'Enter the 3 or 4 digit security code.',
+  too_long: 'Enter at most 45 characters.',
+  brandDetected: 'Card type: {brand}',
+  feePreview: 'A card fee of {fee} applies to this card. Total: {total}.',
+  sessionExpired: 'This checkout has expired. Please return to the shop and start again.',
+  sessionCompleted: 'This order has already been paid.',
+  linkInvalid: 'This payment link is invalid or has expired.',
+  declinedTitle: 'The payment was declined',
+  declined: 'The card was declined. You can try another card.',
+  tryAgain: 'Try another card',
+  backToShop: 'Back to the shop',
+  processing: 'Processing your payment…',
+  notFound: 'Payment not found.',
+  quoteChanged: 'The amounts have changed. Please review them again.',
+};
+
+export type Messages = typeof en;
+
+const da: Messages = {
+  pageTitle: 'Betaling',
+  checkoutTitle: 'Kassen',
+  orderLines: 'Din ordre',
+  quantity: 'Antal',
+  amount: 'Beløb',
+  cardFee: 'Kortgebyr',
+  total: 'I alt',
+  continueToPayment: 'Fortsæt til kortbetaling',
+  cardStepTitle: 'Betal med kort',
+  cardNumber: 'Kortnummer',
+  expiry: 'Udløbsdato (MM/ÅÅ)',
+  securityCode: 'Kontrolcifre',
+  cardholderName: 'Navn på kortet',
+  optional: 'valgfrit',
+  next: 'Fortsæt',
+  reviewTitle: 'Gennemse og betal',
+  paidTo: 'Betaling til',
+  card: 'Kort',
+  changeCard: 'Skift kort',
+  pay: 'Betal {total}',
+  cancel: 'Annullér betaling',
+  feeExplanationCommercial: 'Forretningen opkræver dette gebyr, fordi kortet er et erhvervskort.',
+  feeExplanationNonEea: 'Forretningen opkræver dette gebyr, fordi kortet er udstedt uden for EØS.',
+  errorsTitle: 'Ret venligst følgende:',
+  invalid_number: 'Indtast et gyldigt kortnummer.',
+  unsupported_brand: 'Kun Visa- og Mastercard-kort accepteres.',
+  invalid_expiry: 'Indtast udløbsdatoen som MM/ÅÅ.',
+  expired: 'Kortet er udløbet.',
+  invalid_security_code: 'Indtast de 3 eller 4 kontrolcifre.',
+  too_long: 'Indtast højst 45 tegn.',
+  brandDetected: 'Korttype: {brand}',
+  feePreview: 'Der tillægges et kortgebyr på {fee} for dette kort. I alt: {total}.',
+  sessionExpired: 'Betalingen er udløbet. Gå tilbage til butikken, og start forfra.',
+  sessionCompleted: 'Ordren er allerede betalt.',
+  linkInvalid: 'Betalingslinket er ugyldigt eller udløbet.',
+  declinedTitle: 'Betalingen blev afvist',
+  declined: 'Kortet blev afvist. Du kan prøve et andet kort.',
+  tryAgain: 'Prøv et andet kort',
+  backToShop: 'Tilbage til butikken',
+  processing: 'Din betaling behandles…',
+  notFound: 'Betalingen findes ikke.',
+  quoteChanged: 'Beløbene er ændret. Gennemse dem venligst igen.',
+};
+
+const fi: Messages = {
+  pageTitle: 'Maksu',
+  checkoutTitle: 'Kassa',
+  orderLines: 'Tilauksesi',
+  quantity: 'Määrä',
+  amount: 'Summa',
+  cardFee: 'Korttimaksu',
+  total: 'Yhteensä',
+  continueToPayment: 'Jatka korttimaksuun',
+  cardStepTitle: 'Maksa kortilla',
+  cardNumber: 'Kortin numero',
+  expiry: 'Voimassaolo (KK/VV)',
+  securityCode: 'Turvakoodi',
+  cardholderName: 'Nimi kortissa',
+  optional: 'valinnainen',
+  next: 'Jatka',
+  reviewTitle: 'Tarkista ja maksa',
+  paidTo: 'Maksunsaaja',
+  card: 'Kortti',
+  changeCard: 'Vaihda korttia',
+  pay: 'Maksa {total}',
+  cancel: 'Peruuta maksu',
+  feeExplanationCommercial: 'Kauppias perii tämän maksun, koska kortti on yrityskortti.',
+  feeExplanationNonEea: 'Kauppias perii tämän maksun, koska kortti on myönnetty ETA-alueen ulkopuolella.',
+  errorsTitle: 'Korjaa seuraavat:',
+  invalid_number: 'Anna kelvollinen kortin numero.',
+  unsupported_brand: 'Vain Visa- ja Mastercard-kortit hyväksytään.',
+  invalid_expiry: 'Anna voimassaolo muodossa KK/VV.',
+  expired: 'Kortti on vanhentunut.',
+  invalid_security_code: 'Anna 3- tai 4-numeroinen turvakoodi.',
+  too_long: 'Enintään 45 merkkiä.',
+  brandDetected: 'Korttityyppi: {brand}',
+  feePreview: 'Tälle kortille lisätään korttimaksu {fee}. Yhteensä: {total}.',
+  sessionExpired: 'Kassa on vanhentunut. Palaa kauppaan ja aloita alusta.',
+  sessionCompleted: 'Tilaus on jo maksettu.',
+  linkInvalid: 'Maksulinkki on virheellinen tai vanhentunut.',
+  declinedTitle: 'Maksu hylättiin',
+  declined: 'Kortti hylättiin. Voit kokeilla toista korttia.',
+  tryAgain: 'Kokeile toista korttia',
+  backToShop: 'Takaisin kauppaan',
+  processing: 'Maksuasi käsitellään…',
+  notFound: 'Maksua ei löydy.',
+  quoteChanged: 'Summat ovat muuttuneet. Tarkista ne uudelleen.',
+};
+
+const nb: Messages = {
+  pageTitle: 'Betaling',
+  checkoutTitle: 'Kassen',
+  orderLines: 'Din bestilling',
+  quantity: 'Antall',
+  amount: 'Beløp',
+  cardFee: 'Kortgebyr',
+  total: 'Totalt',
+  continueToPayment: 'Fortsett til kortbetaling',
+  cardStepTitle: 'Betal med kort',
+  cardNumber: 'Kortnummer',
+  expiry: 'Utløpsdato (MM/ÅÅ)',
+  securityCode: 'Sikkerhetskode',
+  cardholderName: 'Navn på kortet',
+  optional: 'valgfritt',
+  next: 'Fortsett',
+  reviewTitle: 'Se over og betal',
+  paidTo: 'Betaling til',
+  card: 'Kort',
+  changeCard: 'Bytt kort',
+  pay: 'Betal {total}',
+  cancel: 'Avbryt betalingen',
+  feeExplanationCommercial: 'Brukerstedet legger til dette gebyret fordi kortet er et bedriftskort.',
+  feeExplanationNonEea: 'Brukerstedet legger til dette gebyret fordi kortet er utstedt utenfor EØS.',
+  errorsTitle: 'Rett opp følgende:',
+  invalid_number: 'Skriv inn et gyldig kortnummer.',
+  unsupported_brand: 'Kun Visa- og Mastercard-kort godtas.',
+  invalid_expiry: 'Skriv inn utløpsdatoen som MM/ÅÅ.',
+  expired: 'Kortet er utløpt.',
+  invalid_security_code: 'Skriv inn den 3- eller 4-sifrede sikkerhetskoden.',
+  too_long: 'Skriv inn høyst 45 tegn.',
+  brandDetected: 'Korttype: {brand}',
+  feePreview: 'Det legges til et kortgebyr på {fee} for dette kortet. Totalt: {total}.',
+  sessionExpired: 'Betalingen er utløpt. Gå tilbake til butikken og start på nytt.',
+  sessionCompleted: 'Bestillingen er allerede betalt.',
+  linkInvalid: 'Betalingslenken er ugyldig eller utløpt.',
+  declinedTitle: 'Betalingen ble avvist',
+  declined: 'Kortet ble avvist. Du kan prøve et annet kort.',
+  tryAgain: 'Prøv et annet kort',
+  backToShop: 'Tilbake til butikken',
+  processing: 'Betalingen din behandles…',
+  notFound: 'Betalingen finnes ikke.',
+  quoteChanged: 'Beløpene er endret. Se over dem på nytt.',
+};
+
+const sv: Messages = {
+  pageTitle: 'Betalning',
+  checkoutTitle: 'Kassan',
+  orderLines: 'Din beställning',
+  quantity: 'Antal',
+  amount: 'Belopp',
+  cardFee: 'Kortavgift',
+  total: 'Totalt',
+  continueToPayment: 'Fortsätt till kortbetalning',
+  cardStepTitle: 'Betala med kort',
+  cardNumber: 'Kortnummer',
+  expiry: 'Giltigt till (MM/ÅÅ)',
+  securityCode: 'Säkerhetskod',
+  cardholderName: 'Namn på kortet',
+  optional: 'valfritt',
+  next: 'Fortsätt',
+  reviewTitle: 'Granska och betala',
+  paidTo: 'Betalning till',
+  card: 'Kort',
+  changeCard: 'Byt kort',
+  pay: 'Betala {total}',
+  cancel: 'Avbryt betalningen',
+  feeExplanationCommercial: 'Handlaren lägger till avgiften eftersom kortet är ett företagskort.',
+  feeExplanationNonEea: 'Handlaren lägger till avgiften eftersom kortet är utfärdat utanför EES.',
+  errorsTitle: 'Rätta följande:',
+  invalid_number: 'Ange ett giltigt kortnummer.',
+  unsupported_brand: 'Endast Visa- och Mastercard-kort godtas.',
+  invalid_expiry: 'Ange giltighetstiden som MM/ÅÅ.',
+  expired: 'Kortet har gått ut.',
+  invalid_security_code: 'Ange den 3- eller 4-siffriga säkerhetskoden.',
+  too_long: 'Ange högst 45 tecken.',
+  brandDetected: 'Korttyp: {brand}',
+  feePreview: 'En kortavgift på {fee} tillkommer för detta kort. Totalt: {total}.',
+  sessionExpired: 'Betalningen har gått ut. Gå tillbaka till butiken och börja om.',
+  sessionCompleted: 'Beställningen är redan betald.',
+  linkInvalid: 'Betalningslänken är ogiltig eller har gått ut.',
+  declinedTitle: 'Betalningen nekades',
+  declined: 'Kortet nekades. Du kan försöka med ett annat kort.',
+  tryAgain: 'Försök med ett annat kort',
+  backToShop: 'Tillbaka till butiken',
+  processing: 'Din betalning behandlas…',
+  notFound: 'Betalningen finns inte.',
+  quoteChanged: 'Beloppen har ändrats. Granska dem igen.',
+};
+
+export const MESSAGES: Record<Language, Messages> = { en, da, fi, nb, sv };
+
+/** Locale used for number formatting per language. */
+export const LOCALES: Record<Language, string> = { en: 'en-GB', da: 'da-DK', fi: 'fi-FI', nb: 'nb-NO', sv: 'sv-SE' };
+
+/**
+ * The page language: the payment's `language` if set, else the best Accept-Language match (RFC 9110 §12.5.4 q-values;
+ * `no` and `nn` read as `nb`), else English.
+ */
+export function pickLanguage(explicit: string | undefined, acceptLanguage: string | undefined): Language {
+  if (explicit && (LANGUAGES as readonly string[]).includes(explicit)) return explicit as Language;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? '1',
+      );
+      return { tag: tag.toLowerCase(), q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((x) => x.tag && x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { tag } of ranked) {
+    const primary = tag.split('-')[0] ?? '';
+    const mapped = primary === 'no' || primary === 'nn' ? 'nb' : primary;
+    if ((LANGUAGES as readonly string[]).includes(mapped)) return mapped as Language;
+  }
+  return 'en';
+}
+
+/** A message with `{name}` placeholders filled. */
+export function format(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? `{${k}}`);
+}

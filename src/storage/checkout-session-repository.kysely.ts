@@ -1,0 +1,73 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { CaptureMethod } from '../domain/payments/payment.js';
+import type { CheckoutSessionRepository } from '../domain/ports/store.js';
+import type { CheckoutSession } from '../domain/sessions/checkout-session.js';
+import type { CheckoutSessionTable, Database } from './database.js';
+import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
+
+function sessionRowToSession(row: Selectable<CheckoutSessionTable>): CheckoutSession {
+  return {
+    sessionId: row.session_id,
+    merchantId: row.merchant_id,
+    transId: row.trans_id,
+    refNr: optional(row.ref_nr),
+    value: row.value,
+    currency: row.currency,
+    captureMethod: row.capture_method as CaptureMethod,
+    language: optional(row.language),
+    order: fromJson(row.order_data),
+    customerInfo: fromJson(row.customer_info),
+    urls: JSON.parse(row.urls),
+    metadata: fromJson(row.metadata),
+    status: row.status as CheckoutSession['status'],
+    payId: optional(row.pay_id),
+    expiresAt: fromDbTime(row.expires_at),
+    creationDate: fromDbTime(row.created_at),
+  };
+}
+
+/** Hosted payment page sessions in the `checkout_session` table. */
+export class KyselyCheckoutSessionRepository implements CheckoutSessionRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(s: CheckoutSession): Promise<void> {
+    await this.db
+      .insertInto('checkout_session')
+      .values({
+        session_id: s.sessionId,
+        merchant_id: s.merchantId,
+        trans_id: s.transId,
+        ref_nr: s.refNr ?? null,
+        value: s.value,
+        currency: s.currency,
+        capture_method: s.captureMethod,
+        language: s.language ?? null,
+        order_data: toJson(s.order),
+        customer_info: toJson(s.customerInfo),
+        urls: JSON.stringify(s.urls),
+        metadata: toJson(s.metadata),
+        status: s.status,
+        pay_id: s.payId ?? null,
+        expires_at: toDbTime(s.expiresAt),
+        created_at: toDbTime(s.creationDate),
+      })
+      .execute();
+  }
+
+  async find(sessionId: string): Promise<CheckoutSession | undefined> {
+    const row = await this.db
+      .selectFrom('checkout_session')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .executeTakeFirst();
+    return row && sessionRowToSession(row);
+  }
+
+  async update(s: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId'>): Promise<void> {
+    await this.db
+      .updateTable('checkout_session')
+      .set({ status: s.status, pay_id: s.payId ?? null })
+      .where('session_id', '=', s.sessionId)
+      .execute();
+  }
+}
