@@ -21,9 +21,11 @@ import { type Clock, systemClock } from './domain/ports/clock.js';
 import type { DirectoryServer } from './domain/ports/directory-server.js';
 import type { IdGenerator } from './domain/ports/id-generator.js';
 import type { Store } from './domain/ports/store.js';
+import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
+import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
 import { healthRoutes } from './http/routes/health.route.js';
 import { notificationRoutes } from './http/routes/notifications.route.js';
 import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
@@ -64,6 +66,7 @@ export interface Services {
   payments: PaymentService;
   followUps: FollowUpService;
   idempotency: IdempotencyService;
+  surcharge: SurchargeSettingsService;
   notifications: NotificationService;
 }
 
@@ -114,6 +117,7 @@ export function buildServices(
     merchants: new MerchantService(store, clock, ids),
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
+    surcharge: new SurchargeSettingsService(store, clock),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
     payments: new PaymentService({
       store,
@@ -270,6 +274,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     auth,
     publicUrl: config.publicUrl,
   });
+  await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
   await app.register(paymentRoutes, {
     payments: services.payments,
     idempotency: services.idempotency,

@@ -1,9 +1,12 @@
+import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Services } from './app.js';
 import { buildApp, buildServices, type Kassa, openDatabase } from './app.js';
 import { type Config, ConfigError, describeConfig, loadConfig } from './config/config.js';
 import { loadRuntimeSecrets } from './config/data-dir.js';
 import { KassaError } from './domain/errors/error-catalogue.js';
+import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from './domain/surcharge/fee-rule-text.js';
+import type { FeeRule } from './domain/surcharge/surcharge-settings.js';
 
 /** The demo merchant created on first start with an empty database (DESIGN.md §3). */
 export const DEMO_MERCHANT = { merchantId: 'demo', name: 'Kassa Demo Shop', country: 'DK', currency: 'DKK' } as const;
@@ -181,6 +184,68 @@ key
   .action(async (merchantId: string, keyId: string) => {
     await withServices((s) => s.merchants.revokeApiKey(merchantId, keyId));
     console.log(`key ${keyId} of ${merchantId} revoked`);
+  });
+
+/** Audit actor of CLI changes: `cli:<os user>` (DESIGN.md §7). */
+function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli:unknown'; // no passwd entry for this uid (some containers)
+  }
+}
+
+function collectRule(value: string, previous: FeeRule[] | undefined): FeeRule[] {
+  try {
+    return [...(previous ?? []), parseFeeRule(value)];
+  } catch (error) {
+    if (error instanceof KassaError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
+const surcharge = merchant
+  .command('surcharge')
+  .description('card surcharge settings (DESIGN.md §7); every change is audited');
+surcharge
+  .command('enable')
+  .description('enable surcharging with these fee rules (replacing any rules the merchant had)')
+  .argument('<merchantId>')
+  .requiredOption(
+    '--rule <rule>',
+    'fee rule, repeatable: brand=VISA|MASTERCARD|*,reason=COMMERCIAL_CARD|NON_EEA_CARD[,percentageBps=N][,fixed=N][,max=N] (basis points, minor units)',
+    collectRule,
+  )
+  .option('--actor <name>', 'who makes the change, for the audit log', cliActor())
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts: { rule: FeeRule[]; actor: string; json?: boolean }) => {
+    const change = await withServices((s) => s.surcharge.enable(merchantId, opts.rule, opts.actor));
+    if (opts.json) console.log(JSON.stringify({ merchantId, ...change.settings }));
+    else console.log(`surcharging of ${merchantId} ${describeSurchargeSettings(change.settings)}`);
+  });
+surcharge
+  .command('disable')
+  .description('disable surcharging (the fee rules are kept)')
+  .argument('<merchantId>')
+  .option('--actor <name>', 'who makes the change, for the audit log', cliActor())
+  .action(async (merchantId: string, opts: { actor: string }) => {
+    await withServices((s) => s.surcharge.disable(merchantId, opts.actor));
+    console.log(`surcharging of ${merchantId} disabled`);
+  });
+surcharge
+  .command('show')
+  .description('print the surcharge settings and their audit log')
+  .argument('<merchantId>')
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts: { json?: boolean }) => {
+    const [settings, audit] = await withServices((s) =>
+      Promise.all([s.surcharge.get(merchantId), s.surcharge.listAudit(merchantId)]),
+    );
+    if (opts.json) console.log(JSON.stringify({ merchantId, ...settings, audit }));
+    else
+      console.log(
+        `surcharging of ${merchantId} ${describeSurchargeSettings(settings)}\naudit log:\n${describeSurchargeAudit(audit)}`,
+      );
   });
 
 try {

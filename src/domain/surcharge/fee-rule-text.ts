@@ -1,5 +1,6 @@
 import { type FieldError, validationError } from '../errors/error-catalogue.js';
 import {
+  FEE_MISSING_MESSAGE,
   type FeeRule,
   feeRuleErrors,
   normalizeFeeRule,
@@ -18,29 +19,31 @@ const KNOWN_KEYS = ['brand', 'reason', 'percentageBps', 'fixed', 'max'];
 export function parseFeeRule(text: string): FeeRule {
   const raw: Record<string, unknown> = {};
   const pairs = new Map<string, string>();
+  const badKeys = new Set<string>();
   const errors: FieldError[] = [];
   for (const part of text.split(',')) {
     const pair = part.trim();
     const eq = pair.indexOf('=');
-    if (eq <= 0) {
-      errors.push({ field: pair || text, message: 'must be key=value' });
+    const key = eq > 0 ? pair.slice(0, eq).trim() : pair;
+    const value = pair.slice(eq + 1).trim();
+    let problem: string | undefined;
+    if (eq <= 0) problem = 'must be key=value';
+    else if (!KNOWN_KEYS.includes(key)) problem = `unknown key; use ${KNOWN_KEYS.join(', ')}`;
+    else if (pairs.has(key)) problem = `${key} is given twice`;
+    else if (INTEGER_KEYS.has(key) && !/^\d+$/.test(value))
+      problem = 'must be a whole number (basis points or minor units)';
+    if (problem) {
+      errors.push({ field: pair || text, message: problem });
+      badKeys.add(key);
       continue;
     }
-    const key = pair.slice(0, eq).trim();
-    const value = pair.slice(eq + 1).trim();
-    if (!KNOWN_KEYS.includes(key)) {
-      errors.push({ field: pair, message: `unknown key; use ${KNOWN_KEYS.join(', ')}` });
-    } else if (pairs.has(key)) {
-      errors.push({ field: pair, message: `${key} is given twice` });
-    } else if (INTEGER_KEYS.has(key) && !/^\d+$/.test(value)) {
-      errors.push({ field: pair, message: 'must be a whole number (basis points or minor units)' });
-    } else {
-      pairs.set(key, pair);
-      raw[key] = INTEGER_KEYS.has(key) ? Number(value) : value.toUpperCase();
-    }
+    pairs.set(key, pair);
+    raw[key] = INTEGER_KEYS.has(key) ? Number(value) : value.toUpperCase();
   }
-  if (errors.length === 0) {
-    for (const e of feeRuleErrors(raw, '')) errors.push({ field: pairs.get(e.field) ?? e.field, message: e.message });
+  const numberRefused = [...INTEGER_KEYS].some((k) => badKeys.has(k));
+  for (const e of feeRuleErrors(raw, '')) {
+    if (badKeys.has(e.field) || (numberRefused && e.message === FEE_MISSING_MESSAGE)) continue;
+    errors.push({ field: pairs.get(e.field) ?? e.field, message: e.message });
   }
   if (errors.length > 0) throw validationError(errors);
   return normalizeFeeRule(raw as unknown as FeeRule);

@@ -65,6 +65,9 @@ export interface SurchargeAuditEntry {
 
 const RULE_KEYS = new Set(['brand', 'reason', 'percentageBps', 'fixed', 'max']);
 
+/** Message of the field error of a rule with neither `percentageBps` nor `fixed`. */
+export const FEE_MISSING_MESSAGE = 'give percentageBps, fixed or both';
+
 function integerError(value: unknown, min: number, max: number): string | undefined {
   if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be an integer';
   if (value < min || value > max) return `must be between ${min} and ${max}`;
@@ -98,7 +101,7 @@ export function feeRuleErrors(rule: unknown, path: string): FieldError[] {
     if (message) errors.push({ field: at(key), message });
   }
   if (r.percentageBps === undefined && r.fixed === undefined) {
-    errors.push({ field: at('percentageBps'), message: 'give percentageBps, fixed or both' });
+    errors.push({ field: at('percentageBps'), message: FEE_MISSING_MESSAGE });
   }
   return errors;
 }

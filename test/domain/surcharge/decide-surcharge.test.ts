@@ -293,3 +293,22 @@ describe('decideSurcharge properties', () => {
     );
   });
 });
+
+describe('docs/surcharge.md worked example', () => {
+  const settings = enabled(
+    { brand: 'VISA', reason: 'COMMERCIAL_CARD', percentageBps: 180 },
+    { brand: '*', reason: 'COMMERCIAL_CARD', percentageBps: 250 },
+    { brand: '*', reason: 'NON_EEA_CARD', percentageBps: 300, fixed: 100, max: 5000 },
+  );
+  // Guards money: the figures merchants read in the docs are the figures Kassa charges.
+  it.each<[string, BinRecord, number, string, number]>([
+    ['Visa commercial DK', CARDS.visaCommercialDK, 123_456, 'APPLIED', 2222],
+    ['Mastercard commercial FI', CARDS.mcCommercialFI, 123_456, 'APPLIED', 3086],
+    ['Visa consumer US', CARDS.visaConsumerUS, 123_456, 'APPLIED', 3804],
+    ['Mastercard consumer NO', CARDS.mcConsumerNO, 123_456, 'NOT_OFFERED', 0],
+    ['Visa consumer US (capped)', CARDS.visaConsumerUS, 200_000, 'APPLIED', 5000],
+  ])('%s on %i minor units is %s with fee %i', (_, card, value, status, fee) => {
+    const d = decideSurcharge(input({ settings, card, payment: { value, currency: 'DKK' } }));
+    expect([d.status, d.value]).toEqual([status, fee]);
+  });
+});

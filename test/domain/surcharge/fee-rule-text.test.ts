@@ -42,11 +42,12 @@ describe('parseFeeRule (the CLI --rule notation)', () => {
     ['brand=VISA,reason=COMMERCIAL_CARD,percentageBps=1.8', ['percentageBps=1.8']],
     ['brand=VISA,reason=COMMERCIAL_CARD,percentageBps=-5', ['percentageBps=-5']],
     ['brand=VISA,reason=COMMERCIAL_CARD,percentageBps=20000', ['percentageBps=20000']],
-    ['brand=VISA,reason=COMMERCIAL_CARD,fee=10', ['fee=10']],
+    ['brand=VISA,reason=COMMERCIAL_CARD,fee=10', ['fee=10', 'percentageBps']],
     ['brand=VISA,reason=COMMERCIAL_CARD,fixed', ['fixed']],
     ['brand=VISA,brand=MASTERCARD,reason=COMMERCIAL_CARD,fixed=1', ['brand=MASTERCARD']],
     ['reason=COMMERCIAL_CARD,fixed=1', ['brand']],
     ['brand=VISA,reason=COMMERCIAL_CARD,max=10', ['percentageBps']],
+    ['brand=AMEX,reason=COMMERCIAL,percentageBps=1.8', ['percentageBps=1.8', 'brand=AMEX', 'reason=COMMERCIAL']],
   ])('%s is refused naming %j', (text, fields) => {
     expect(fieldsOf(text)).toEqual(fields);
   });
