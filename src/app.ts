@@ -24,6 +24,7 @@ import type { Store } from './domain/ports/store.js';
 import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
+import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
 import { healthRoutes } from './http/routes/health.route.js';
@@ -34,12 +35,17 @@ import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
-import { SimulatorDirectoryServer } from './integrations/threeds-simulator/simulator-directory-server.js';
+import { simulatorAcsRoutes } from './integrations/threeds-simulator/simulator-acs-routes.js';
+import {
+  SimulatorDirectoryServer,
+  type SimulatorDirectoryServerOptions,
+} from './integrations/threeds-simulator/simulator-directory-server.js';
 import {
   createNotificationDelivery,
   type NotificationDeliverySettings,
 } from './notifications/notification-delivery.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
+import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { KyselyStore } from './storage/kysely-store.js';
 
 /** Request body limit: payment requests are small. */
@@ -58,6 +64,11 @@ export interface AppOverrides {
   logStream?: DestinationStream;
   /** Notification delivery settings (tests shorten the poll interval and the timeout, and stub DNS). */
   notifications?: Partial<NotificationDeliverySettings>;
+  /** Settings of the built-in 3-D Secure simulator (tests shorten the decoupled delay, or silence the 3DS Method). */
+  threeDSSimulator?: Pick<
+    SimulatorDirectoryServerOptions,
+    'decoupledDelayMs' | 'resultsRetryDelayMs' | 'methodCallback'
+  >;
 }
 
 /** Domain services, built once and handed to the HTTP layer and the CLI. */
@@ -68,7 +79,12 @@ export interface Services {
   idempotency: IdempotencyService;
   surcharge: SurchargeSettingsService;
   notifications: NotificationService;
+  /** The built-in simulated DS + ACS, when no other DirectoryServer is configured (its pages live under /simulator). */
+  threeDSSimulator?: SimulatorDirectoryServer;
 }
+
+/** How often every node looks for 3-D Secure authentications abandoned past their link's lifetime. */
+const THREE_DS_EXPIRY_SWEEP_MS = 60_000; // 1 min
 
 /** A built (not yet listening) Kassa. */
 export interface Kassa {
@@ -111,25 +127,32 @@ export function buildServices(
   const store: Store = new KyselyStore(db.kysely);
   const bins = overrides.bins ?? CsvBinTable.fromFile(config.binFile);
   const directoryServer =
-    overrides.directoryServer ?? new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock });
+    overrides.directoryServer ??
+    new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock, ...overrides.threeDSSimulator });
   const acquirer = overrides.acquirer ?? new SimulatorAcquirer(bins);
+  const payments = new PaymentService({
+    store,
+    clock,
+    ids,
+    bins,
+    directoryServer,
+    acquirer,
+    publicUrl: config.publicUrl,
+    dataKey: secrets.dataKey,
+    cardVault: new KyselyCardVault(db.kysely, secrets.dataKey),
+    ...hooks,
+  });
+  // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
+  const threeDSSimulator = directoryServer instanceof SimulatorDirectoryServer ? directoryServer : undefined;
+  threeDSSimulator?.setResultsHandler((rreq) => payments.handleResultsRequest(rreq));
   return {
+    threeDSSimulator,
     merchants: new MerchantService(store, clock, ids),
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
     surcharge: new SurchargeSettingsService(store, clock),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
-    payments: new PaymentService({
-      store,
-      clock,
-      ids,
-      bins,
-      directoryServer,
-      acquirer,
-      publicUrl: config.publicUrl,
-      dataKey: secrets.dataKey,
-      ...hooks,
-    }),
+    payments,
   };
 }
 
@@ -281,6 +304,23 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     auth,
     publicUrl: config.publicUrl,
   });
+  await app.register(threeDSPageRoutes, { payments: services.payments });
+  const simulator = services.threeDSSimulator;
+  if (simulator !== undefined) {
+    await app.register(simulatorAcsRoutes, { simulator });
+    app.addHook('onClose', async () => simulator.stop());
+  }
+  // Abandoned 3-D Secure (cardholder gone, no RReq): fail the payment and delete its vaulted card once links expire.
+  let expirySweep: NodeJS.Timeout | undefined;
+  app.addHook('onListen', async () => {
+    expirySweep = setInterval(() => {
+      services.payments
+        .expireAbandonedAuthentications()
+        .catch((error: unknown) => app.log.error({ err: error }, '3-D Secure expiry sweep failed'));
+    }, THREE_DS_EXPIRY_SWEEP_MS);
+    expirySweep.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(expirySweep));
 
   return {
     app,

@@ -80,6 +80,10 @@ export function toPaymentDetails(p: Payment, baseUrl: string): Record<string, un
       creationDate: op.creationDate.toISOString(),
     })),
     creationDate: p.creationDate.toISOString(),
-    _links: { self: { href: `${baseUrl}/api/v1/payments/getByPayId/${p.payId}` } },
+    _links: {
+      self: { href: `${baseUrl}/api/v1/payments/getByPayId/${p.payId}` },
+      // DESIGN.md §4: a PENDING payment waiting for the cardholder's browser links to the Kassa page to open.
+      ...(p.status === 'PENDING' && p.redirectHref !== undefined && { redirect: { href: p.redirectHref } }),
+    },
   };
 }

@@ -55,6 +55,12 @@ export interface CreatePaymentCommand {
   language?: string;
   card?: CardInput;
   challengePreference: ChallengePreference;
+  /**
+   * DIRECT browser payments only (`threeDsPolicy.browserAuthentication`): SYNCHRONOUS (default) sends the AReq
+   * during the create call; REDIRECT answers PENDING with `_links.redirect.href` to Kassa's 3DS Method page, which
+   * runs the method in the cardholder's browser before the AReq (docs/3ds.md).
+   */
+  browserAuthentication?: 'SYNCHRONOUS' | 'REDIRECT';
   browserInfo?: BrowserInfo;
   sdkInfo?: SdkInfo;
   order?: Record<string, unknown>;

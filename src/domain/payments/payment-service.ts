@@ -4,20 +4,42 @@ import { isCurrencyWithMinorUnits } from '../merchants/merchant-service.js';
 import { isNonPublicHostLiteral } from '../notifications/address-policy.js';
 import type { Acquirer, AcquirerAuthorizationResult } from '../ports/acquirer.js';
 import type { BinTable } from '../ports/bin-table.js';
+import type { CardVault } from '../ports/card-vault.js';
 import type { Clock } from '../ports/clock.js';
 import type { DirectoryServer } from '../ports/directory-server.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
-import { type AuthenticationResponse, buildAuthenticationResponse } from '../threeds/authentication-response.js';
+import {
+  type AuthenticationResponse,
+  buildAuthenticationResponse,
+  type ChallengeRequest,
+} from '../threeds/authentication-response.js';
 import { validateAuthenticationResponse } from '../threeds/authentication-response-validator.js';
-import type { TransStatus } from '../threeds/three-ds-messages.js';
+import { decodeBrowserMessage, encodeBrowserMessage, encodeCReq, readCRes } from '../threeds/browser-messages.js';
+import { checkRReq, resultsResponse, rreqError } from '../threeds/results-request.js';
+import type {
+  AuthenticationRequest,
+  AuthenticationResponseMessage,
+  ResultsRequest,
+  ResultsResponse,
+  ThreeDSErrorMessage,
+  TransStatus,
+} from '../threeds/three-ds-messages.js';
 import { type AuthenticationOutcome, authenticate, threeDSResultFromARes } from '../threeds/three-ds-server.js';
+import type { ThreeDSPhase, ThreeDSTransaction } from '../threeds/three-ds-transaction.js';
 import { cardFingerprint, detectBrand, isExpired, passesLuhn } from './card-checks.js';
 import type { Payment, PaymentOperation } from './payment.js';
 import { payIdFromUuid, uuidFromPayId } from './payment.js';
 import { enqueuePaymentEvent } from './payment-events.js';
 import type { CardInput, CreatePaymentCommand } from './payment-request.js';
 import { type ResponseCode, responseCodeFromAcquirer } from './response-codes.js';
+import {
+  redirectToken,
+  THREE_DS_LINK_TTL_MS,
+  THREE_DS_METHOD_TIMEOUT_MS,
+  threeDSPageUrl,
+  verifyRedirectToken,
+} from './three-ds-links.js';
 
 /** What the payment service needs from the outside world (ports) and settings. */
 export interface PaymentServiceDeps {
@@ -29,8 +51,14 @@ export interface PaymentServiceDeps {
   acquirer: Acquirer;
   /** Kassa's public https base URL, without a trailing slash. */
   publicUrl: string;
-  /** Key of card fingerprints. */
+  /** Key of card fingerprints and of the 3-D Secure redirect tokens (HKDF-derived sub-keys). */
   dataKey: string;
+  /** Encrypted card data between AReq and the final 3-D Secure result (challenge, decoupled, 3DS Method redirect). */
+  cardVault: CardVault;
+  /** Lifetime of 3-D Secure links and vaulted cards, ms. Default THREE_DS_LINK_TTL_MS (30 min). */
+  threeDSLinkTtlMs?: number;
+  /** How long the 3DS Method page waits for the ACS's callback, ms. Default THREE_DS_METHOD_TIMEOUT_MS (10 s). */
+  threeDSMethodTimeoutMs?: number;
   /** Called when an authenticationResponse fails its schema: a bug, logged and counted, never sent (DESIGN.md §5). */
   onInvalidAuthenticationResponse?: (payId: string, errors: string[]) => void;
   /** Called when a step failed in a way that is a bug or an outage (logged by the caller); the payment stays safe. */
@@ -38,10 +66,17 @@ export interface PaymentServiceDeps {
 }
 
 /** What 3-D Secure's transStatus means for the payment (DESIGN.md §6). */
-type AfterAuthentication = { next: 'AUTHORIZE' } | { next: 'FAIL'; responseCode: ResponseCode };
+export type AfterAuthentication =
+  | { next: 'AUTHORIZE' }
+  | { next: 'FAIL'; responseCode: ResponseCode }
+  | { next: 'AWAIT_RESULT'; responseCode: ResponseCode };
 
-/** Y/A → authorize with liability shift; U → authorize without; I → authorize; N/R → fail (spec §3, DESIGN.md §6). */
-export function decideAfterAuthentication(transStatus: TransStatus): AfterAuthentication {
+/**
+ * Y/A → authorize with liability shift; U → authorize without; I → authorize; N/R → fail; C/D → the payment stays
+ * PENDING until the RReq (spec §3, DESIGN.md §6). `transStatusReason` 26 on N (authentication attempted but not
+ * performed: the cardholder cancelled the challenge) fails with 20010003 instead of 20010001.
+ */
+export function decideAfterAuthentication(transStatus: TransStatus, transStatusReason?: string): AfterAuthentication {
   switch (transStatus) {
     case 'Y':
     case 'A':
@@ -49,15 +84,47 @@ export function decideAfterAuthentication(transStatus: TransStatus): AfterAuthen
     case 'U':
       return { next: 'AUTHORIZE' };
     case 'N':
-      return { next: 'FAIL', responseCode: '20010001' };
+      return { next: 'FAIL', responseCode: transStatusReason === '26' ? '20010003' : '20010001' };
     case 'R':
       return { next: 'FAIL', responseCode: '20010002' };
     case 'C':
+      return { next: 'AWAIT_RESULT', responseCode: '60010001' };
     case 'D':
-      // The challenge and decoupled flows arrive with the 3-D Secure issue; until then they end clearly, not in limbo.
-      return { next: 'FAIL', responseCode: '20010005' };
+      return { next: 'AWAIT_RESULT', responseCode: '60010002' };
   }
 }
+
+/**
+ * What Kassa's 3-D Secure pages (src/hosted/threeds) show next for a payment:
+ * - INVALID_LINK: unknown payment, wrong or expired token (the page answers 404 without saying which);
+ * - METHOD: run the 3DS Method: POST `threeDSMethodData` to `threeDSMethodURL` in a hidden iframe, wait at most
+ *   `timeoutMs` for the callback, then open `continueUrl` (without `threeDSMethodURL`: open it at once, U);
+ * - CHALLENGE: POST `creq` to `acsURL` (EMVCo browser challenge, auto-submitting form);
+ * - WAITING: the result is not in yet (RReq or authorization pending); `retryUrl` re-checks;
+ * - FINISHED: the payment is final; send the browser to `returnUrl` (urls.return or, after a cancelled challenge,
+ *   urls.cancel, with `PayId`), or show the outcome when the merchant gave no URL.
+ */
+export type ThreeDSBrowserStep =
+  | { kind: 'INVALID_LINK' }
+  | {
+      kind: 'METHOD';
+      payment: Payment;
+      threeDSMethodURL?: string;
+      threeDSMethodData?: string;
+      continueUrl: string;
+      timeoutMs: number;
+    }
+  | { kind: 'CHALLENGE'; payment: Payment; acsURL: string; creq: string }
+  | { kind: 'WAITING'; payment: Payment; retryUrl?: string }
+  | { kind: 'FINISHED'; payment: Payment; returnUrl?: string };
+
+/** Phases in which a payment waits for the cardholder's browser, so its redirect link is shown. */
+const BROWSER_PHASES: readonly ThreeDSPhase[] = ['METHOD', 'CHALLENGE'];
+/** Phases in which an RReq is expected. */
+const RESULT_PHASES: readonly ThreeDSPhase[] = ['CHALLENGE', 'APP_CHALLENGE', 'DECOUPLED'];
+const isChallengeRequest = (r: ChallengeRequest | Record<string, never>): r is ChallengeRequest =>
+  r.messageType === 'CReq';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Card payments: creation and reads. Every operation runs validate → load → decide → persist → call out →
@@ -128,14 +195,71 @@ export class PaymentService {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
     }
 
+    if (cmd.browserAuthentication === 'REDIRECT' && cmd.channel === 'BROWSER') {
+      return this.startBrowserAuthentication(merchant, payment, card, cmd);
+    }
     return this.authenticateAndAuthorize(merchant, payment, card, cmd);
   }
 
   /**
+   * Starts a browser authentication that runs in Kassa's own pages (DIRECT `browserAuthentication: "REDIRECT"`, and
+   * the hosted flows): vaults the card (encrypted), stores the 3-D Secure state in phase METHOD and returns the
+   * payment PENDING (60010003) with `redirectHref` to the 3DS Method page. The AReq is sent when the page continues
+   * (continueAfterThreeDSMethod), with threeDSCompInd Y, N or U from the method's outcome (spec §2.1).
+   * A card outside every 3-D Secure range is not enrolled: it is authorized at once, as in the synchronous flow.
+   * `pending` must be stored already (status PENDING).
+   */
+  async startBrowserAuthentication(
+    merchant: Merchant,
+    pending: Payment,
+    card: CardInput,
+    cmd: Pick<CreatePaymentCommand, 'browserInfo' | 'challengePreference'>,
+  ): Promise<Payment> {
+    const { store, clock, ids } = this.deps;
+    let threeDSMethodURL: string | undefined;
+    try {
+      const range = await this.deps.directoryServer.cardRange(card.number);
+      if (range === undefined) {
+        return this.authenticateAndAuthorize(merchant, pending, card, { ...cmd, channel: 'BROWSER' });
+      }
+      threeDSMethodURL = range.threeDSMethodURL;
+    } catch (error) {
+      this.deps.onUnexpectedError?.(pending.payId, 'three-ds', error);
+      return this.finish(merchant, pending, '20010004', []);
+    }
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + this.linkTtlMs());
+    await this.deps.cardVault.put(pending.payId, card, expiresAt);
+    const transaction: ThreeDSTransaction = {
+      payId: pending.payId,
+      merchantId: merchant.merchantId,
+      phase: 'METHOD',
+      methodStatus: threeDSMethodURL === undefined ? 'UNAVAILABLE' : 'NOT_STARTED',
+      ...(threeDSMethodURL !== undefined && { threeDSMethodURL }),
+      authentication: {
+        challengePreference: cmd.challengePreference,
+        ...(cmd.browserInfo !== undefined && { browserInfo: cmd.browserInfo }),
+      },
+      redirectNonce: ids.randomToken(16),
+      redirectExpiresAt: expiresAt,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const payment: Payment = { ...pending, responseCode: '60010003', updatedAt: now };
+    await store.transaction(async (tx) => {
+      await tx.payments.update(payment);
+      await tx.threeDSTransactions.save(transaction);
+    });
+    return { ...payment, redirectHref: this.pageUrl('method', transaction) };
+  }
+
+  /**
    * 3-D Secure as 3DS Server (spec §1.5, DESIGN.md §6), then the Authentication Notification, then authorization.
-   * The DIRECT browser flow has no 3DS Method step (no Kassa page runs in the cardholder's browser), so
-   * threeDSCompInd is U when the card range has no method URL and N otherwise; a hosted flow that ran the 3DS Method
-   * in its own page passes `threeDSCompInd`.
+   * The DIRECT synchronous browser flow has no 3DS Method step (no Kassa page runs in the cardholder's browser
+   * before the AReq), so threeDSCompInd is U when the card range has no method URL and N otherwise; a flow that ran
+   * the 3DS Method in Kassa's page passes `threeDSCompInd`.
+   * C and D leave the payment PENDING (60010001 / 60010002) with the card vaulted until the RReq
+   * (handleResultsRequest); a browser C gets `redirectHref` to Kassa's challenge page.
    * `pending` must be stored already (status PENDING). Used by DIRECT creation and by the hosted flows.
    */
   async authenticateAndAuthorize(
@@ -162,8 +286,9 @@ export class PaymentService {
         sdkInfo: cmd.sdkInfo,
         challengePreference: cmd.challengePreference,
         threeDSCompInd: !range?.threeDSMethodURL ? 'U' : (threeDSCompInd ?? 'N'),
-        notificationURL: `${this.deps.publicUrl}/3ds/challenge-notification/${payment.payId}`,
+        notificationURL: threeDSPageUrl(this.deps.publicUrl, 'challengeNotification', payment.payId),
         threeDSRequestorURL: this.deps.publicUrl,
+        threeDSServerURL: `${this.deps.publicUrl}/3ds/results`,
       });
     } catch (error) {
       this.deps.onUnexpectedError?.(payment.payId, 'three-ds', error);
@@ -179,7 +304,10 @@ export class PaymentService {
         challengeWindowSize: cmd.browserInfo?.challengeWindowSize,
         deviceChannel: areq.deviceChannel,
       });
-      const decision = decideAfterAuthentication(ares.transStatus);
+      const decision = decideAfterAuthentication(ares.transStatus, ares.transStatusReason);
+      if (decision.next === 'AWAIT_RESULT') {
+        return this.awaitResult(merchant, payment, card, areq, ares, authenticationResponse, decision.responseCode);
+      }
       await store.transaction(async (tx) => {
         await tx.payments.update(payment);
         await this.enqueueAuthenticationNotification(tx, merchant, payment, authenticationResponse);
@@ -187,6 +315,314 @@ export class PaymentService {
       if (decision.next === 'FAIL') return this.finish(merchant, payment, decision.responseCode, []);
     }
     return this.authorize(merchant, payment, card);
+  }
+
+  /**
+   * C or D: vaults the card (encrypted) for the authorization after the RReq, stores the 3-D Secure state, and in
+   * one transaction moves the payment to 60010001/60010002 and queues the Authentication Notification.
+   */
+  private async awaitResult(
+    merchant: Merchant,
+    pending: Payment,
+    card: CardInput,
+    areq: AuthenticationRequest,
+    ares: AuthenticationResponseMessage,
+    authenticationResponse: AuthenticationResponse,
+    responseCode: ResponseCode,
+  ): Promise<Payment> {
+    const { store, clock, ids } = this.deps;
+    const now = clock.now();
+    const existing = await store.threeDSTransactions.find(pending.payId);
+    const expiresAt = existing?.redirectExpiresAt ?? new Date(now.getTime() + this.linkTtlMs());
+    await this.deps.cardVault.put(pending.payId, card, expiresAt);
+    const browser = areq.deviceChannel === '02';
+    const challengeRequest = authenticationResponse.challengeRequest;
+    const transaction: ThreeDSTransaction = {
+      payId: pending.payId,
+      merchantId: merchant.merchantId,
+      methodStatus: areq.threeDSCompInd === 'U' ? 'UNAVAILABLE' : 'NOT_STARTED',
+      redirectNonce: ids.randomToken(16),
+      redirectExpiresAt: expiresAt,
+      createdAt: now,
+      ...existing,
+      phase: ares.transStatus === 'D' ? 'DECOUPLED' : browser ? 'CHALLENGE' : 'APP_CHALLENGE',
+      threeDSCompInd: areq.threeDSCompInd,
+      acsTransID: ares.acsTransID,
+      dsTransID: ares.dsTransID,
+      messageVersion: ares.messageVersion,
+      ...(browser && ares.transStatus === 'C' && ares.acsURL !== undefined && { acsURL: ares.acsURL }),
+      ...(isChallengeRequest(challengeRequest) && {
+        challengeWindowSize: challengeRequest.challengeWindowSize,
+        creq: encodeCReq(challengeRequest),
+      }),
+      updatedAt: now,
+    };
+    const payment: Payment = { ...pending, status: 'PENDING', responseCode, updatedAt: now };
+    await store.transaction(async (tx) => {
+      await tx.payments.update(payment);
+      await tx.threeDSTransactions.save(transaction);
+      await this.enqueueAuthenticationNotification(tx, merchant, payment, authenticationResponse);
+    });
+    return transaction.phase === 'CHALLENGE'
+      ? { ...payment, redirectHref: this.pageUrl('challenge', transaction) }
+      : payment;
+  }
+
+  /**
+   * The 3-D Secure results endpoint (EMVCo threeDSServerURL): takes the final result of a challenge or decoupled
+   * authentication from the RReq — never from the browser's CRes — stores it on the payment, then authorizes (Y, A,
+   * U) or fails the payment (N → 20010001, or 20010003 for reason 26 "not performed": a cancelled challenge;
+   * R → 20010002), queuing the payment.* event in the transaction of the state change, and deletes the vaulted card.
+   * A repeated RReq for a transaction already finished is acknowledged again without acting twice.
+   * @returns the RRes (resultsStatus 01), or an EMVCo Erro: 301 for an unknown transaction, 201/203 for an invalid
+   * RReq. Never throws for a bad RReq; throws only when storage fails.
+   */
+  async handleResultsRequest(rreq: ResultsRequest): Promise<ResultsResponse | ThreeDSErrorMessage> {
+    const { store, clock } = this.deps;
+    const serverTransID = (rreq as unknown as Record<string, unknown>).threeDSServerTransID;
+    if (typeof serverTransID !== 'string' || !UUID.test(serverTransID)) return rreqError(rreq, 'UNKNOWN_TRANSACTION');
+    const payId = payIdFromUuid(serverTransID);
+    const t = await store.threeDSTransactions.find(payId);
+    if (t === undefined || t.acsTransID === undefined || t.messageVersion === undefined) {
+      return rreqError(rreq, 'UNKNOWN_TRANSACTION');
+    }
+    const problems = checkRReq(rreq, {
+      threeDSServerTransID: uuidFromPayId(payId),
+      acsTransID: t.acsTransID,
+      dsTransID: t.dsTransID,
+      messageVersion: t.messageVersion,
+    });
+    if (problems.length > 0) return rreqError(rreq, problems);
+    // A repeated RReq (the DS retries until it gets an RRes) is acknowledged again without acting twice.
+    if (t.phase === 'DONE') return resultsResponse(rreq);
+    if (!RESULT_PHASES.includes(t.phase)) return rreqError(rreq, 'UNKNOWN_TRANSACTION');
+    if (!(await store.threeDSTransactions.claimPhase(payId, t.phase, 'DONE', clock.now())))
+      return resultsResponse(rreq);
+    const [merchant, stored] = await Promise.all([
+      store.merchants.find(t.merchantId),
+      store.payments.findByPayId(t.merchantId, payId),
+    ]);
+    if (merchant === undefined || stored === undefined || stored.status !== 'PENDING') {
+      await this.deps.cardVault.delete(payId);
+      return resultsResponse(rreq);
+    }
+    const previous = stored.threeDS;
+    const threeDS = {
+      threeDSServerTransID: uuidFromPayId(payId),
+      messageVersion: t.messageVersion,
+      transStatus: rreq.transStatus,
+      acsTransID: rreq.acsTransID,
+      dsTransID: rreq.dsTransID,
+      liabilityShift: rreq.transStatus === 'Y' || rreq.transStatus === 'A',
+      ...(rreq.transStatusReason !== undefined && { transStatusReason: rreq.transStatusReason }),
+      ...(rreq.eci !== undefined && { eci: rreq.eci }),
+      ...(rreq.authenticationValue !== undefined && { authenticationValue: rreq.authenticationValue }),
+    };
+    const payment: Payment = {
+      ...stored,
+      threeDS: previous === undefined ? threeDS : { ...threeDS, messageVersion: previous.messageVersion },
+      responseCode: '60000001',
+      updatedAt: clock.now(),
+    };
+    const decision = decideAfterAuthentication(rreq.transStatus, rreq.transStatusReason);
+    if (decision.next === 'FAIL') {
+      await this.finish(merchant, payment, decision.responseCode, []);
+      return resultsResponse(rreq);
+    }
+    const card = await this.deps.cardVault.take(payId, clock.now());
+    if (card === undefined) {
+      // The vaulted card expired or the data key changed: the payment cannot be authorized any more.
+      await this.finish(merchant, payment, '20010006', []);
+      return resultsResponse(rreq);
+    }
+    await store.payments.update(payment);
+    await this.authorize(merchant, payment, card);
+    return resultsResponse(rreq);
+  }
+
+  /**
+   * The 3DS Method page of a payment (GET /3ds/method/:payId?token=): marks the method as started and returns what
+   * the page needs (METHOD), or the step the payment has moved on to. `threeDSMethodData` is base64url of
+   * `{threeDSServerTransID, threeDSMethodNotificationURL}` (EMVCo).
+   */
+  async threeDSMethodStep(payId: string, token: unknown): Promise<ThreeDSBrowserStep> {
+    const found = await this.openLink(payId, token);
+    if (found === undefined) return { kind: 'INVALID_LINK' };
+    const { transaction: t, payment } = found;
+    if (t.phase !== 'METHOD') return this.currentStep(t, payment);
+    const continueUrl = this.pageUrl('continue', t);
+    const timeoutMs = this.deps.threeDSMethodTimeoutMs ?? THREE_DS_METHOD_TIMEOUT_MS;
+    if (t.threeDSMethodURL === undefined) return { kind: 'METHOD', payment, continueUrl, timeoutMs };
+    if (t.methodStatus === 'NOT_STARTED') {
+      const now = this.deps.clock.now();
+      await this.deps.store.threeDSTransactions.save({
+        ...t,
+        methodStatus: 'STARTED',
+        methodStartedAt: now,
+        updatedAt: now,
+      });
+    }
+    const threeDSMethodData = encodeBrowserMessage({
+      threeDSServerTransID: uuidFromPayId(payId),
+      threeDSMethodNotificationURL: threeDSPageUrl(this.deps.publicUrl, 'methodNotification', payId),
+    });
+    return { kind: 'METHOD', payment, threeDSMethodURL: t.threeDSMethodURL, threeDSMethodData, continueUrl, timeoutMs };
+  }
+
+  /**
+   * The ACS's 3DS Method callback (POST /3ds/method-notification/:payId with `threeDSMethodData`): records that the
+   * method completed, so the AReq carries threeDSCompInd Y. The data must name this payment's threeDSServerTransID.
+   * @returns true when recorded (false: unknown payment, mismatching data, or the AReq has been sent already).
+   */
+  async recordThreeDSMethodCompletion(payId: string, threeDSMethodData: unknown): Promise<boolean> {
+    if (!/^[0-9a-f]{32}$/.test(payId)) return false;
+    const data = decodeBrowserMessage(threeDSMethodData);
+    if (data?.threeDSServerTransID !== uuidFromPayId(payId)) return false;
+    return this.deps.store.threeDSTransactions.markMethodCompleted(payId, this.deps.clock.now());
+  }
+
+  /**
+   * Continues after the 3DS Method page (GET /3ds/continue/:payId?token=): sends the AReq with threeDSCompInd Y (the
+   * ACS called back), N (it did not, within the page's wait) or U (no method URL), then returns CHALLENGE (browser
+   * C), WAITING or FINISHED. Only one request acts (phase compare-and-set); others get the current step.
+   */
+  async continueAfterThreeDSMethod(payId: string, token: unknown): Promise<ThreeDSBrowserStep> {
+    const found = await this.openLink(payId, token);
+    if (found === undefined) return { kind: 'INVALID_LINK' };
+    const { transaction: t, payment } = found;
+    const { store, clock } = this.deps;
+    if (
+      t.phase !== 'METHOD' ||
+      !(await store.threeDSTransactions.claimPhase(payId, 'METHOD', 'AUTHENTICATING', clock.now()))
+    ) {
+      return this.currentStep((await store.threeDSTransactions.find(payId)) ?? t, payment);
+    }
+    const threeDSCompInd = t.methodStatus === 'UNAVAILABLE' ? 'U' : t.methodStatus === 'COMPLETED' ? 'Y' : 'N';
+    const [merchant, card] = await Promise.all([
+      store.merchants.find(t.merchantId),
+      this.deps.cardVault.take(payId, clock.now()),
+    ]);
+    if (merchant === undefined) return { kind: 'INVALID_LINK' };
+    if (card === undefined) {
+      return { kind: 'FINISHED', payment: await this.finish(merchant, payment, '20010006', []) };
+    }
+    const next = await this.authenticateAndAuthorize(
+      merchant,
+      payment,
+      card,
+      {
+        channel: 'BROWSER',
+        browserInfo: t.authentication?.browserInfo,
+        challengePreference: t.authentication?.challengePreference ?? 'NO_PREFERENCE',
+      },
+      threeDSCompInd,
+    );
+    return this.currentStep((await store.threeDSTransactions.find(payId)) ?? t, next);
+  }
+
+  /**
+   * The challenge page of a payment (GET /3ds/challenge/:payId?token=, the `_links.redirect.href` of a browser C):
+   * CHALLENGE with the acsURL and `creq` to POST, or the step the payment has moved on to.
+   */
+  async challengeStep(payId: string, token: unknown): Promise<ThreeDSBrowserStep> {
+    const found = await this.openLink(payId, token);
+    if (found === undefined) return { kind: 'INVALID_LINK' };
+    return this.currentStep(found.transaction, found.payment);
+  }
+
+  /**
+   * The browser's arrival at the notificationURL after a challenge (POST /3ds/challenge-notification/:payId with
+   * `cres`). The CRes must name this payment's threeDSServerTransID and acsTransID (known only to Kassa, the ACS and
+   * that browser); its transStatus is ignored: the result is the RReq's. Returns FINISHED (final payment) or WAITING.
+   */
+  async challengeNotification(payId: string, cres: unknown): Promise<ThreeDSBrowserStep> {
+    if (!/^[0-9a-f]{32}$/.test(payId)) return { kind: 'INVALID_LINK' };
+    const t = await this.deps.store.threeDSTransactions.find(payId);
+    if (t?.acsTransID === undefined) return { kind: 'INVALID_LINK' };
+    if (readCRes(cres, { threeDSServerTransID: uuidFromPayId(payId), acsTransID: t.acsTransID }) === undefined) {
+      return { kind: 'INVALID_LINK' };
+    }
+    const payment = await this.deps.store.payments.findByPayId(t.merchantId, payId);
+    if (payment === undefined) return { kind: 'INVALID_LINK' };
+    if (payment.status === 'PENDING') return { kind: 'WAITING', payment, retryUrl: this.pageUrl('challenge', t) };
+    return { kind: 'FINISHED', payment, returnUrl: returnUrlOf(payment) };
+  }
+
+  /**
+   * Ends payments whose 3-D Secure waited longer than their link's lifetime (cardholder gone, no RReq): FAILED
+   * 20010006 with payment.failed, card deleted; then deletes every expired vaulted card. Safe to run on every node.
+   * @returns how many payments it ended.
+   */
+  async expireAbandonedAuthentications(limit = 100): Promise<number> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    let ended = 0;
+    for (const t of await store.threeDSTransactions.findExpired(now, limit)) {
+      if (!(await store.threeDSTransactions.claimPhase(t.payId, t.phase, 'DONE', now))) continue;
+      const [merchant, payment] = await Promise.all([
+        store.merchants.find(t.merchantId),
+        store.payments.findByPayId(t.merchantId, t.payId),
+      ]);
+      if (merchant !== undefined && payment?.status === 'PENDING') {
+        await this.finish(merchant, payment, '20010006', []);
+        ended++;
+      }
+      await this.deps.cardVault.delete(t.payId);
+    }
+    await this.deps.cardVault.deleteExpired(now);
+    return ended;
+  }
+
+  /** The stored state behind a link, when the token is right and the link has not expired. */
+  private async openLink(
+    payId: string,
+    token: unknown,
+  ): Promise<{ transaction: ThreeDSTransaction; payment: Payment } | undefined> {
+    if (!/^[0-9a-f]{32}$/.test(payId)) return undefined;
+    const t = await this.deps.store.threeDSTransactions.find(payId);
+    if (t === undefined || !verifyRedirectToken(this.deps.dataKey, payId, t.redirectNonce, token)) return undefined;
+    if (t.redirectExpiresAt.getTime() <= this.deps.clock.now().getTime()) return undefined;
+    const payment = await this.deps.store.payments.findByPayId(t.merchantId, payId);
+    return payment === undefined ? undefined : { transaction: t, payment };
+  }
+
+  /** The browser step matching a payment's stored state. */
+  private currentStep(t: ThreeDSTransaction, payment: Payment): ThreeDSBrowserStep {
+    if (payment.status !== 'PENDING') return { kind: 'FINISHED', payment, returnUrl: returnUrlOf(payment) };
+    if (t.phase === 'CHALLENGE' && t.acsURL !== undefined && t.creq !== undefined) {
+      return { kind: 'CHALLENGE', payment, acsURL: t.acsURL, creq: t.creq };
+    }
+    if (t.phase === 'METHOD') {
+      return {
+        kind: 'METHOD',
+        payment,
+        continueUrl: this.pageUrl('continue', t),
+        timeoutMs: this.deps.threeDSMethodTimeoutMs ?? THREE_DS_METHOD_TIMEOUT_MS,
+      };
+    }
+    return { kind: 'WAITING', payment, retryUrl: this.pageUrl('challenge', t) };
+  }
+
+  /** A payment as the API shows it: with `redirectHref` while it waits for the cardholder's browser. */
+  private async withRedirect(payment: Payment): Promise<Payment> {
+    if (payment.status !== 'PENDING' || payment.channel !== 'BROWSER') return payment;
+    const t = await this.deps.store.threeDSTransactions.find(payment.payId);
+    if (t === undefined || !BROWSER_PHASES.includes(t.phase)) return payment;
+    if (t.redirectExpiresAt.getTime() <= this.deps.clock.now().getTime()) return payment;
+    return { ...payment, redirectHref: this.pageUrl(t.phase === 'METHOD' ? 'method' : 'challenge', t) };
+  }
+
+  private pageUrl(page: 'method' | 'continue' | 'challenge', t: ThreeDSTransaction): string {
+    return threeDSPageUrl(
+      this.deps.publicUrl,
+      page,
+      t.payId,
+      redirectToken(this.deps.dataKey, t.payId, t.redirectNonce),
+    );
+  }
+
+  private linkTtlMs(): number {
+    return this.deps.threeDSLinkTtlMs ?? THREE_DS_LINK_TTL_MS;
   }
 
   /**
@@ -249,14 +685,14 @@ export class PaymentService {
   async getByPayId(merchantId: string, payId: string): Promise<Payment> {
     const p = /^[0-9a-f]{32}$/.test(payId) ? await this.deps.store.payments.findByPayId(merchantId, payId) : undefined;
     if (!p) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
-    return p;
+    return this.withRedirect(p);
   }
 
   /** The latest payment with this transId (DESIGN.md §4). @throws KassaError PAYMENT_NOT_FOUND. */
   async getByTransId(merchantId: string, transId: string): Promise<Payment> {
     const p = await this.deps.store.payments.findLatestByTransId(merchantId, transId);
     if (!p) throw new KassaError('PAYMENT_NOT_FOUND', `no payment with transId ${transId}`);
-    return p;
+    return this.withRedirect(p);
   }
 
   /** Final state of a creation: AUTHORIZED/OK on success, FAILED otherwise, with its payment.* event. */
@@ -275,11 +711,18 @@ export class PaymentService {
       operations: [...payment.operations, ...operations],
       updatedAt: this.deps.clock.now(),
     };
+    const { redirectHref: _transient, ...stored } = final;
     await this.deps.store.transaction(async (tx) => {
-      await tx.payments.update(final);
-      await enqueuePaymentEvent(tx, this.deps, merchant, final, ok ? 'payment.authorized' : 'payment.failed');
+      await tx.payments.update(stored);
+      const t = await tx.threeDSTransactions.find(stored.payId);
+      if (t !== undefined && t.phase !== 'DONE') {
+        await tx.threeDSTransactions.claimPhase(t.payId, t.phase, 'DONE', stored.updatedAt);
+      }
+      await enqueuePaymentEvent(tx, this.deps, merchant, stored, ok ? 'payment.authorized' : 'payment.failed');
     });
-    return final;
+    // The vaulted card is no longer needed once the payment is final (authorized or failed).
+    await this.deps.cardVault.delete(stored.payId);
+    return stored;
   }
 
   private async enqueueAuthenticationNotification(
@@ -330,6 +773,12 @@ export class PaymentService {
         errors.push({ field: 'paymentMethods.card.expiryDate', message: 'the card has expired' });
       }
     }
+    if (cmd.browserAuthentication === 'REDIRECT' && cmd.channel !== 'BROWSER') {
+      errors.push({
+        field: 'threeDsPolicy.browserAuthentication',
+        message: 'REDIRECT applies to channel BROWSER only',
+      });
+    }
     if (cmd.channel === 'APP' && !cmd.sdkInfo) {
       errors.push({ field: 'sdkInfo', message: 'is required when channel is APP' });
     }
@@ -365,4 +814,18 @@ export function checkMerchantUrl(url: string, sandbox: boolean): string | undefi
     return 'loopback and private addresses are allowed for sandbox merchants only';
   }
   return undefined;
+}
+
+/**
+ * Where the cardholder's browser goes when a payment's 3-D Secure pages are done (DESIGN.md §4): urls.cancel after
+ * a challenge the cardholder cancelled (20010003) when the merchant gave one, else urls.return; `PayId=<payId>`
+ * appended. Undefined when the merchant gave neither (the page then shows the outcome itself).
+ */
+export function returnUrlOf(payment: Payment): string | undefined {
+  const target =
+    payment.responseCode === '20010003' ? (payment.urls?.cancel ?? payment.urls?.return) : payment.urls?.return;
+  if (target === undefined) return undefined;
+  const url = new URL(target);
+  url.searchParams.set('PayId', payment.payId);
+  return url.toString();
 }

@@ -150,3 +150,49 @@ export interface CardRangeData {
   /** Absent when the ACS of the range has no 3DS Method. */
   threeDSMethodURL?: string;
 }
+
+/**
+ * The Results Request (RReq) the DS forwards from the ACS to the 3DS Server after a challenge (C) or a decoupled
+ * authentication (D): the final result of the authentication (EMV 3DS, RReq message). The browser's CRes is only a
+ * signal; this message is the result Kassa acts on.
+ */
+export interface ResultsRequest {
+  messageType: 'RReq';
+  messageVersion: MessageVersion;
+  threeDSServerTransID: string;
+  acsTransID: string;
+  dsTransID: string;
+  /** 01 = payment authentication. */
+  messageCategory: '01';
+  /** Final outcome: Y, N, U, A or R (EMVCo: RReq never carries C, D or I). */
+  transStatus: 'Y' | 'N' | 'U' | 'A' | 'R';
+  /** Required for N, U and R: 01–26 or 80–88 (spec §2.1); 26 = authentication attempted but not performed. */
+  transStatusReason?: string;
+  /** Per scheme: Visa-type 05/06/07, Mastercard 02/01/00 (DESIGN.md §6). */
+  eci?: string;
+  /** Required for Y and A: 28 Base64 characters. */
+  authenticationValue?: string;
+  /** 01 static, 02 dynamic, 03 oob, 04 decoupled (2.2.0+). */
+  authenticationType?: '01' | '02' | '03' | '04';
+  /** EMVCo challengeCancel: 01 = the cardholder selected Cancel; 04 = transaction timed out at the ACS. */
+  challengeCancel?: '01' | '04';
+  /** Number of challenge rounds, 2 digits (EMVCo interactionCounter). */
+  interactionCounter?: string;
+  /** 2.2.0+ only (spec §9.2). */
+  whiteListStatus?: 'Y' | 'N' | 'E' | 'P' | 'R' | 'U';
+  whiteListStatusSource?: '01' | '02' | '03';
+}
+
+/**
+ * The Results Response (RRes) the 3DS Server answers an RReq with. EMVCo resultsStatus: 01 = RReq received for
+ * further processing; 02 = CReq not sent to the ACS by the 3DS Requestor; 03 = ARes challenge data not delivered to
+ * the 3DS Requestor.
+ */
+export interface ResultsResponse {
+  messageType: 'RRes';
+  messageVersion: MessageVersion;
+  threeDSServerTransID: string;
+  acsTransID: string;
+  dsTransID: string;
+  resultsStatus: '01' | '02' | '03';
+}

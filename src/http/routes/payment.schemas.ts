@@ -77,6 +77,13 @@ export const CreatePaymentBodySchema = Type.Object(
           challengePreference: Type.Union(
             ['NO_PREFERENCE', 'NO_CHALLENGE', 'REQUEST_CHALLENGE', 'MANDATE_CHALLENGE'].map((v) => Type.Literal(v)),
           ),
+          browserAuthentication: Type.Optional(
+            Type.Union([Type.Literal('SYNCHRONOUS'), Type.Literal('REDIRECT')], {
+              description:
+                'DIRECT browser payments: SYNCHRONOUS (default) authenticates during the call; REDIRECT answers ' +
+                "PENDING with _links.redirect.href to Kassa's 3DS Method page (docs/3ds.md)",
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

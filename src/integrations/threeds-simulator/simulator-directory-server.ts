@@ -2,16 +2,18 @@ import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, rand
 import { CompactSign, type JWK } from 'jose';
 import type { Clock } from '../../domain/ports/clock.js';
 import type { DirectoryServer } from '../../domain/ports/directory-server.js';
+import type { ResultsRequestHandler } from '../../domain/threeds/results-request.js';
 import {
   type AuthenticationRequest,
   type AuthenticationResponseMessage,
   type CardRangeData,
   type MessageVersion,
+  type ResultsRequest,
   SUPPORTED_MESSAGE_VERSIONS,
   type ThreeDSErrorMessage,
   type TransStatus,
 } from '../../domain/threeds/three-ds-messages.js';
-import { type AcsTransactionStore, InMemoryAcsTransactionStore } from './acs-transaction-store.js';
+import { type AcsTransaction, type AcsTransactionStore, InMemoryAcsTransactionStore } from './acs-transaction-store.js';
 import {
   findSimulatorCardRange,
   SIMULATOR_CARD_RANGES,
@@ -49,6 +51,42 @@ export interface SimulatorDirectoryServerOptions {
   acsSigningKey?: SimulatorAcsSigningKey;
   /** Where the ACS keeps C and D transactions. Default: an InMemoryAcsTransactionStore. */
   transactions?: AcsTransactionStore;
+  /**
+   * The 3DS Server's results endpoint: where the DS delivers RReqs (EMVCo threeDSServerURL). Kassa registers its
+   * own in app.ts (in process, as a real DS would POST it); also settable later with `setResultsHandler`.
+   */
+  onResultsRequest?: ResultsRequestHandler;
+  /** How long after a decoupled ARes (D) the issuer "approves" and the RReq is sent, ms. Default 3000 (3 s). */
+  decoupledDelayMs?: number;
+  /** Pause between RReq delivery attempts when the 3DS Server refuses or fails, ms (5 attempts). Default 500. */
+  resultsRetryDelayMs?: number;
+  /**
+   * Whether the ACS's 3DS Method page calls back the threeDSMethodNotificationURL. Default true; false simulates an
+   * ACS whose method never completes, so the 3DS Server sends threeDSCompInd N (docs/3ds.md).
+   */
+  methodCallback?: boolean;
+}
+
+/** The one-time code that passes the simulated ACS's challenge (DESIGN.md §6: scenario 1005/1006). */
+export const SIMULATOR_CHALLENGE_OTP = '1234';
+
+/** What the cardholder did on a simulated challenge: typed a code, or pressed Cancel. */
+export type SimulatorChallengeAction = { otp: string } | { cancel: true };
+
+/** The end of a simulated challenge: the CRes for the browser or SDK, and the RRes/Erro Kassa answered the RReq with. */
+export interface SimulatorChallengeResult {
+  transaction: AcsTransaction;
+  rreq: ResultsRequest;
+  /** The final CRes (EMVCo): what the ACS sends back through the browser (base64url form field) or to the SDK. */
+  cres: {
+    threeDSServerTransID: string;
+    acsTransID: string;
+    messageType: 'CRes';
+    messageVersion: string;
+    challengeCompletionInd: 'Y';
+    transStatus: 'Y' | 'N';
+    sdkTransID?: string;
+  };
 }
 
 /** What the simulated issuer decides for a scenario before the AReq's channel is applied. */
@@ -69,8 +107,8 @@ const versionIndex = (v: string) => SUPPORTED_MESSAGE_VERSIONS.indexOf(v as Mess
 /**
  * The built-in directory server with one simulated ACS per BIN range of DESIGN.md §6 (an ordinary DirectoryServer
  * adapter; the domain never knows it is simulated). Outcomes are chosen by the test card's scenario digits.
- * Challenge pages, the 3DS Method page and the RReq are not served here yet; the ACS remembers C and D transactions
- * in `transactions` for them.
+ * The ACS remembers C and D transactions in `transactions`; its pages (3DS Method, browser challenge, app challenge)
+ * are served by simulatorAcsRoutes (simulator-acs-routes.ts), and it sends the final RReq to `onResultsRequest`.
  */
 export class SimulatorDirectoryServer implements DirectoryServer {
   readonly #publicUrl: string;
@@ -78,6 +116,14 @@ export class SimulatorDirectoryServer implements DirectoryServer {
   readonly #signingKey: KeyObject;
   readonly #kid: string;
   readonly #transactions: AcsTransactionStore;
+  #onResultsRequest: ResultsRequestHandler | undefined;
+  readonly #decoupledDelayMs: number;
+  readonly #resultsRetryDelayMs: number;
+  readonly #methodCallback: boolean;
+  /** threeDSServerTransID → when the ACS's 3DS Method page ran for it (the "device data" it collected). */
+  readonly #methods = new Map<string, Date>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #stopped = false;
 
   constructor(options: SimulatorDirectoryServerOptions) {
     this.#publicUrl = options.publicUrl.replace(/\/+$/, '');
@@ -86,6 +132,130 @@ export class SimulatorDirectoryServer implements DirectoryServer {
       options.acsSigningKey?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
     this.#kid = options.acsSigningKey?.kid ?? 'kassa-simulated-acs-1';
     this.#transactions = options.transactions ?? new InMemoryAcsTransactionStore();
+    this.#onResultsRequest = options.onResultsRequest;
+    this.#decoupledDelayMs = options.decoupledDelayMs ?? 3000;
+    this.#resultsRetryDelayMs = options.resultsRetryDelayMs ?? 500;
+    this.#methodCallback = options.methodCallback ?? true;
+  }
+
+  /** Sets the 3DS Server's results endpoint (when it can only be built after the simulator, as in app.ts). */
+  setResultsHandler(handler: ResultsRequestHandler): void {
+    this.#onResultsRequest = handler;
+  }
+
+  /** Whether the ACS's method page calls back (SimulatorDirectoryServerOptions.methodCallback). */
+  get methodCallback(): boolean {
+    return this.#methodCallback;
+  }
+
+  /** Records that the ACS's 3DS Method page ran for a 3DS Server transaction (the simulated device fingerprint). */
+  recordMethod(threeDSServerTransID: string): void {
+    this.#methods.set(threeDSServerTransID, this.#clock.now());
+    // A sandbox tool: keep the map bounded.
+    if (this.#methods.size > 10_000) this.#methods.delete(this.#methods.keys().next().value as string);
+  }
+
+  /** When the ACS's 3DS Method page ran for `threeDSServerTransID`, if it did. */
+  methodRanAt(threeDSServerTransID: string): Date | undefined {
+    return this.#methods.get(threeDSServerTransID);
+  }
+
+  /** Cancels pending decoupled results and RReq retries (on shutdown). */
+  stop(): void {
+    this.#stopped = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  /**
+   * Finishes a challenge the way the cardholder did it on the ACS's page (browser) or in the SDK's native UI (app):
+   * the one-time code SIMULATOR_CHALLENGE_OTP → Y; any other code → N reason 01 (card authentication failed);
+   * Cancel → N reason 26 (authentication attempted but not performed) with challengeCancel 01 (DESIGN.md §6).
+   * Sends the RReq to the 3DS Server first (the result Kassa acts on), then returns the CRes for the browser or SDK.
+   * @returns undefined when `acsTransID` names no open challenge of `deviceChannel`.
+   */
+  async completeChallenge(
+    acsTransID: string,
+    deviceChannel: '01' | '02',
+    action: SimulatorChallengeAction,
+  ): Promise<SimulatorChallengeResult | undefined> {
+    const transaction = this.#transactions.find(acsTransID);
+    if (transaction === undefined || transaction.transStatus !== 'C' || transaction.deviceChannel !== deviceChannel) {
+      return undefined;
+    }
+    this.#transactions.remove(acsTransID);
+    const passed = 'otp' in action && action.otp === SIMULATOR_CHALLENGE_OTP;
+    const rreq = this.#resultsRequestFor(
+      transaction,
+      passed ? { transStatus: 'Y' } : { transStatus: 'N', transStatusReason: 'cancel' in action ? '26' : '01' },
+      'cancel' in action,
+    );
+    await this.#deliverResults(rreq);
+    return {
+      transaction,
+      rreq,
+      cres: {
+        threeDSServerTransID: transaction.threeDSServerTransID,
+        acsTransID: transaction.acsTransID,
+        messageType: 'CRes',
+        messageVersion: transaction.messageVersion,
+        challengeCompletionInd: 'Y',
+        transStatus: passed ? 'Y' : 'N',
+        ...(transaction.sdkTransID !== undefined && { sdkTransID: transaction.sdkTransID }),
+      },
+    };
+  }
+
+  /** The final RReq of a transaction (EMVCo RReq fields; ECI per scheme, 28-character authenticationValue for Y). */
+  #resultsRequestFor(
+    transaction: AcsTransaction,
+    outcome: { transStatus: 'Y' } | { transStatus: 'N'; transStatusReason: string },
+    cancelled: boolean,
+  ): ResultsRequest {
+    const eci = ECI[transaction.scheme];
+    const rreq: ResultsRequest = {
+      messageType: 'RReq',
+      messageVersion: transaction.messageVersion,
+      threeDSServerTransID: transaction.threeDSServerTransID,
+      acsTransID: transaction.acsTransID,
+      dsTransID: transaction.dsTransID,
+      messageCategory: '01',
+      transStatus: outcome.transStatus,
+      eci: outcome.transStatus === 'Y' ? eci.Y : eci.other,
+      authenticationType: transaction.transStatus === 'D' ? '04' : '02',
+      interactionCounter: '01',
+    };
+    if (outcome.transStatus === 'Y') rreq.authenticationValue = randomBytes(20).toString('base64');
+    else rreq.transStatusReason = outcome.transStatusReason;
+    if (cancelled) rreq.challengeCancel = '01';
+    return rreq;
+  }
+
+  /**
+   * Delivers an RReq to the 3DS Server, retrying (5 attempts, resultsRetryDelayMs apart) when it answers an Erro or
+   * fails, as a DS retries until it gets an RRes. Never throws.
+   */
+  async #deliverResults(rreq: ResultsRequest, attempt = 1): Promise<void> {
+    const handler = this.#onResultsRequest;
+    if (handler === undefined || this.#stopped) return;
+    let delivered = false;
+    try {
+      delivered = (await handler(rreq)).messageType === 'RRes';
+    } catch {
+      delivered = false;
+    }
+    if (delivered || attempt >= 5) return;
+    await new Promise<void>((resolve) => this.#schedule(resolve, this.#resultsRetryDelayMs));
+    if (!this.#stopped) await this.#deliverResults(rreq, attempt + 1);
+  }
+
+  #schedule(work: () => void, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      work();
+    }, delayMs);
+    timer.unref();
+    this.#timers.add(timer);
   }
 
   /** The ACS transactions awaiting a challenge or decoupled result (for the challenge pages and RReq). */
@@ -171,6 +341,14 @@ export class SimulatorDirectoryServer implements DirectoryServer {
       ares.authenticationType = '04';
       ares.cardholderInfo = SIMULATOR_DECOUPLED_CARDHOLDER_INFO;
       this.#remember(ares, areq, cardRange, scenario, undefined);
+      // The issuer's app approves after a while; then the ACS sends the RReq (EMVCo decoupled flow).
+      const acsTransID = ares.acsTransID;
+      this.#schedule(() => {
+        const transaction = this.#transactions.find(acsTransID);
+        if (transaction === undefined) return;
+        this.#transactions.remove(acsTransID);
+        void this.#deliverResults(this.#resultsRequestFor(transaction, { transStatus: 'Y' }, false));
+      }, this.#decoupledDelayMs);
     }
     return ares;
   }

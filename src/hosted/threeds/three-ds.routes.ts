@@ -1,0 +1,114 @@
+/**
+ * Kassa's 3-D Secure pages in the cardholder's browser (DESIGN.md §6): the 3DS Method page and its callback, the
+ * continuation that sends the AReq, the challenge redirect (`_links.redirect.href` of a browser C) and the
+ * notificationURL the ACS sends the browser back to. Every page but the two ACS callbacks requires the payment's
+ * redirect token; the callbacks are tied to the payment by the threeDSServerTransID / acsTransID they carry.
+ * The pages call PaymentService only; they never read storage.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ThreeDSBrowserStep } from '../../domain/payments/payment-service.js';
+import { THREE_DS_PATHS } from '../../domain/payments/three-ds-links.js';
+import { originOf, sendThreeDSPage, threeDSNonce } from './send-three-ds-page.js';
+import {
+  ChallengeRedirectPage,
+  FinishedPage,
+  InvalidLinkPage,
+  MethodNotificationPage,
+  MethodPage,
+  WaitingPage,
+} from './three-ds-pages.js';
+
+/** What the 3-D Secure pages need: the payment service's browser-step API (see PaymentService). */
+export interface ThreeDSPageRoutesOptions {
+  payments: {
+    threeDSMethodStep(payId: string, token: unknown): Promise<ThreeDSBrowserStep>;
+    recordThreeDSMethodCompletion(payId: string, threeDSMethodData: unknown): Promise<boolean>;
+    continueAfterThreeDSMethod(payId: string, token: unknown): Promise<ThreeDSBrowserStep>;
+    challengeStep(payId: string, token: unknown): Promise<ThreeDSBrowserStep>;
+    challengeNotification(payId: string, cres: unknown): Promise<ThreeDSBrowserStep>;
+  };
+}
+
+type Params = { payId: string };
+type Query = { token?: string };
+type Form = Record<string, string | undefined>;
+
+/** The page language: the pages' texts are English (translations arrive with the hosted pages' i18n). */
+const LANG = 'en';
+
+/** Renders a browser step as its page, with the CSP that step needs (ACS origins for forms and frames). */
+export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): FastifyReply {
+  const nonce = threeDSNonce();
+  switch (step.kind) {
+    case 'INVALID_LINK':
+      return sendThreeDSPage(reply, InvalidLinkPage({ nonce }), nonce, {}, 404);
+    case 'METHOD': {
+      const origin = originOf(step.threeDSMethodURL);
+      const acs = origin === undefined ? [] : [origin];
+      return sendThreeDSPage(
+        reply,
+        MethodPage({
+          nonce,
+          lang: LANG,
+          threeDSMethodURL: step.threeDSMethodURL,
+          threeDSMethodData: step.threeDSMethodData,
+          continueUrl: step.continueUrl,
+          timeoutMs: step.timeoutMs,
+        }),
+        nonce,
+        { formAction: acs, frameSrc: acs },
+      );
+    }
+    case 'CHALLENGE': {
+      const origin = originOf(step.acsURL);
+      return sendThreeDSPage(
+        reply,
+        ChallengeRedirectPage({ nonce, lang: LANG, acsURL: step.acsURL, creq: step.creq }),
+        nonce,
+        { formAction: origin === undefined ? [] : [origin] },
+      );
+    }
+    case 'WAITING':
+      return sendThreeDSPage(reply, WaitingPage({ nonce, lang: LANG, retryUrl: step.retryUrl }), nonce);
+    case 'FINISHED': {
+      const succeeded = step.payment.status === 'AUTHORIZED' || step.payment.status === 'OK';
+      return sendThreeDSPage(reply, FinishedPage({ nonce, lang: LANG, succeeded, returnUrl: step.returnUrl }), nonce);
+    }
+  }
+}
+
+/** Fastify plugin: the 3-D Secure pages under /3ds (paths: THREE_DS_PATHS). */
+export async function threeDSPageRoutes(app: FastifyInstance, opts: ThreeDSPageRoutesOptions): Promise<void> {
+  const { payments } = opts;
+  const hide = { schema: { hide: true } };
+
+  app.get(THREE_DS_PATHS.method, hide, async (request, reply) => {
+    const { payId } = request.params as Params;
+    return sendThreeDSStep(reply, await payments.threeDSMethodStep(payId, (request.query as Query).token));
+  });
+
+  app.post(THREE_DS_PATHS.methodNotification, hide, async (request, reply) => {
+    const { payId } = request.params as Params;
+    const form = (request.body ?? {}) as Form;
+    await payments.recordThreeDSMethodCompletion(payId, form.threeDSMethodData);
+    // Same page whether or not it was recorded: the parent continues either way, and nothing is revealed.
+    const nonce = threeDSNonce();
+    return sendThreeDSPage(reply, MethodNotificationPage({ nonce }), nonce, { framedBySelf: true });
+  });
+
+  app.get(THREE_DS_PATHS.continue, hide, async (request, reply) => {
+    const { payId } = request.params as Params;
+    return sendThreeDSStep(reply, await payments.continueAfterThreeDSMethod(payId, (request.query as Query).token));
+  });
+
+  app.get(THREE_DS_PATHS.challenge, hide, async (request, reply) => {
+    const { payId } = request.params as Params;
+    return sendThreeDSStep(reply, await payments.challengeStep(payId, (request.query as Query).token));
+  });
+
+  app.post(THREE_DS_PATHS.challengeNotification, hide, async (request, reply) => {
+    const { payId } = request.params as Params;
+    const form = (request.body ?? {}) as Form;
+    return sendThreeDSStep(reply, await payments.challengeNotification(payId, form.cres));
+  });
+}
