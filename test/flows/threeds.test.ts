@@ -403,4 +403,32 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       expect(res.body.errors).toContainEqual(expect.objectContaining({ field: 'threeDsPolicy.browserAuthentication' }));
     });
   });
+
+  // Time is a port: the 30-minute expiry is tested with a clock moved by hand, not with sleeps.
+  it('an abandoned challenge ends FAILED 20010006 after the link lifetime, its card deleted and its link dead', async () => {
+    let offsetMs = 0;
+    const clocked = await startTestKassa(dialect, { clock: { now: () => new Date(Date.now() + offsetMs) } });
+    try {
+      const m = await clocked.createMerchant();
+      const created = await clocked.call('POST', '/api/v1/payments', {
+        auth: m,
+        json: directPayment(testPan('40000010', '1005'), { urls: URLS }),
+      });
+      const payId: string = created.body.payId;
+      const payments = clocked.kassa.services.payments;
+      expect(await payments.expireAbandonedAuthentications()).toBe(0);
+      offsetMs = 31 * 60 * 1000;
+      expect((await client.get(created.body._links.redirect.href)).status).toBe(404);
+      expect(await payments.expireAbandonedAuthentications()).toBe(1);
+      const final = (await clocked.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: m })).body;
+      expect(final).toMatchObject({ status: 'FAILED', responseCode: '20010006' });
+      expect(final._links.redirect).toBeUndefined();
+      // biome-ignore lint/suspicious/noExplicitAny: reads a table outside the app's row types
+      const kysely = clocked.database.db.kysely as Kysely<any>;
+      expect(await kysely.selectFrom('pending_card').selectAll().where('pay_id', '=', payId).execute()).toEqual([]);
+      expect((await eventsOf(kysely, payId)).map((e) => e.type)).toEqual(['authentication', 'payment.failed']);
+    } finally {
+      await clocked.close();
+    }
+  });
 });
