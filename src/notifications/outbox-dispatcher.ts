@@ -1,8 +1,11 @@
-import type { AttemptOutcome, ClaimedNotification } from '../domain/notifications/notification.js';
+import type { AttemptOutcome, AttemptRecord, ClaimedNotification } from '../domain/notifications/notification.js';
 import { isDeliveredStatus, nextAttemptAt } from '../domain/notifications/retry-schedule.js';
 import type { Clock } from '../domain/ports/clock.js';
 import type { NotificationRepository } from '../domain/ports/store.js';
 import type { WebhookSender } from './webhook-sender.js';
+
+/** Most attempts recorded in one transaction. */
+const MAX_RECORD_BATCH = 200;
 
 /** Where the dispatcher reports what it cannot hand to anyone else (a pino logger fits). */
 export interface DispatcherLog {
@@ -37,6 +40,9 @@ export class OutboxDispatcher {
   private running = false;
   private ticking: Promise<void> | undefined;
   private again = false;
+  /** Finished attempts waiting to be recorded; written in batches (group commit: one durable commit for many). */
+  private readonly unrecorded: { record: AttemptRecord; done: () => void }[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(private readonly options: OutboxDispatcherOptions) {}
 
@@ -90,7 +96,9 @@ export class OutboxDispatcher {
     do {
       this.again = false;
       const free = this.options.concurrency - this.inFlight.size;
-      if (free <= 0) return; // a finishing delivery wakes the loop
+      // Each claim is a durable write: while deliveries run, claim only once half the slots are free (a finishing
+      // delivery wakes the loop), so that claims come in batches rather than one commit per event.
+      if (free <= 0 || (this.inFlight.size > 0 && free < Math.ceil(this.options.concurrency / 2))) return;
       let claims: ClaimedNotification[];
       try {
         claims = await this.claim(free);
@@ -115,7 +123,7 @@ export class OutboxDispatcher {
   }
 
   private async deliver(claim: ClaimedNotification): Promise<void> {
-    const { clock, sender, repository, random, log } = this.options;
+    const { clock, sender, random, log } = this.options;
     const attemptedAt = clock.now();
     const result = await sender.send(claim, attemptedAt);
     const attemptsMade = claim.attemptCount + 1;
@@ -129,11 +137,29 @@ export class OutboxDispatcher {
         'notification delivery attempt failed',
       );
     }
-    try {
-      await repository.recordAttempt(claim, { attemptedAt, ...result }, outcome);
-    } catch (error) {
-      // The claim expires and the event is attempted again: at-least-once, never lost.
-      log?.error({ err: error, notificationId: claim.id }, 'could not record a delivery attempt');
-    }
+    await new Promise<void>((done) => {
+      this.unrecorded.push({ record: { claim, attempt: { attemptedAt, ...result }, outcome }, done });
+      this.flush();
+    });
+  }
+
+  /** Records every finished attempt queued so far in one transaction, then the ones that finished meanwhile. */
+  private flush(): void {
+    if (this.flushing) return;
+    const { repository, log } = this.options;
+    this.flushing = (async () => {
+      while (this.unrecorded.length > 0) {
+        const batch = this.unrecorded.splice(0, MAX_RECORD_BATCH);
+        try {
+          await repository.recordAttempts(batch.map((b) => b.record));
+        } catch (error) {
+          // The claims expire and the events are attempted again: at-least-once, never lost.
+          log?.error({ err: error, notificationIds: batch.map((b) => b.record.claim.id) }, 'could not record attempts');
+        }
+        for (const b of batch) b.done();
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type {
-  AttemptOutcome,
+  AttemptRecord,
   ClaimedNotification,
   DeliveryAttempt,
   NotificationRecord,
@@ -146,41 +146,40 @@ export class KyselyNotificationRepository implements NotificationRepository {
     return claims.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
-  async recordAttempt(
-    claim: ClaimedNotification,
-    attempt: Omit<DeliveryAttempt, 'attemptNo'>,
-    outcome: AttemptOutcome,
-  ): Promise<void> {
+  async recordAttempts(records: AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
     const write = async (db: Kysely<DeliveryDatabase>) => {
-      const last = await db
-        .selectFrom('notification_attempt')
-        .select((eb) => eb.fn.max('attempt_no').as('n'))
-        .where('notification_id', '=', claim.id)
-        .executeTakeFirst();
-      await db
-        .insertInto('notification_attempt')
-        .values({
-          notification_id: claim.id,
-          attempt_no: Number(last?.n ?? 0) + 1,
-          attempted_at: toDbTime(attempt.attemptedAt),
-          duration_ms: Math.round(attempt.durationMs),
-          http_status: attempt.httpStatus ?? null,
-          error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
-        })
-        .execute();
-      await db
-        .updateTable('notification')
-        .set({
-          status: outcome.status,
-          attempt_count: sql<number>`attempt_count + 1`,
-          locked_until: null,
-          ...(outcome.status === 'PENDING' && { next_attempt_at: toDbTime(outcome.nextAttemptAt) }),
-          ...(outcome.status === 'DELIVERED' && { delivered_at: toDbTime(attempt.attemptedAt) }),
-        })
-        .where('id', '=', claim.id)
-        // A redelivery requested meanwhile replaced the claim: it stands, this attempt is only logged.
-        .where('locked_until', '=', toDbTime(claim.leaseUntil))
-        .execute();
+      for (const { claim, attempt, outcome } of records) {
+        const last = await db
+          .selectFrom('notification_attempt')
+          .select((eb) => eb.fn.max('attempt_no').as('n'))
+          .where('notification_id', '=', claim.id)
+          .executeTakeFirst();
+        await db
+          .insertInto('notification_attempt')
+          .values({
+            notification_id: claim.id,
+            attempt_no: Number(last?.n ?? 0) + 1,
+            attempted_at: toDbTime(attempt.attemptedAt),
+            duration_ms: Math.round(attempt.durationMs),
+            http_status: attempt.httpStatus ?? null,
+            error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
+          })
+          .execute();
+        await db
+          .updateTable('notification')
+          .set({
+            status: outcome.status,
+            attempt_count: sql<number>`attempt_count + 1`,
+            locked_until: null,
+            ...(outcome.status === 'PENDING' && { next_attempt_at: toDbTime(outcome.nextAttemptAt) }),
+            ...(outcome.status === 'DELIVERED' && { delivered_at: toDbTime(attempt.attemptedAt) }),
+          })
+          .where('id', '=', claim.id)
+          // A redelivery requested meanwhile replaced the claim: it stands, this attempt is only logged.
+          .where('locked_until', '=', toDbTime(claim.leaseUntil))
+          .execute();
+      }
     };
     // Two dispatchers log one notification at once only after a lease expired mid-attempt; retry the numbering once.
     for (let tries = 0; ; tries++) {

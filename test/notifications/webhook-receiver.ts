@@ -11,8 +11,10 @@ export interface ReceivedWebhook {
   body: string;
   /** performance.timeOrigin-based wall time in ms (Date.now()) of arrival. */
   at: number;
-  /** The status answered, or 'hang'. */
+  /** What the receiver meant to do. */
   answered: ReceiverMode;
+  /** The status actually written to a live connection (undefined: never answered, or the client was gone). */
+  sent?: number;
 }
 
 /** A real local HTTP receiver (DESIGN.md's test rule: receivers are real servers), on 127.0.0.1 only. */
@@ -27,7 +29,7 @@ export interface TestReceiver {
   delayMs: number;
   /** Resolves when `count` requests have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
-  /** Successful (2xx) deliveries per webhook-id. */
+  /** Successful (2xx answers written to a live connection) deliveries per webhook-id. */
   deliveredCounts(): Map<string, number>;
   close(): Promise<void>;
 }
@@ -49,7 +51,7 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     deliveredCounts() {
       const counts = new Map<string, number>();
       for (const r of receiver.received) {
-        if (typeof r.answered === 'number' && r.answered < 300) counts.set(r.id, (counts.get(r.id) ?? 0) + 1);
+        if (r.sent !== undefined && r.sent < 300) counts.set(r.id, (counts.get(r.id) ?? 0) + 1);
       }
       return counts;
     },
@@ -58,19 +60,29 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const mode = receiver.script.shift() ?? receiver.fallback;
-      receiver.received.push({
+      const mode = req.url === path ? (receiver.script.shift() ?? receiver.fallback) : 404;
+      const record: ReceivedWebhook = {
         id: String(req.headers['webhook-id']),
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
-        answered: req.url === path ? mode : 404,
-      });
+        answered: mode,
+      };
+      receiver.received.push(record);
       if (mode === 'hang') {
         hanging.add(res);
         return;
       }
-      setTimeout(() => res.writeHead(req.url === path ? mode : 404).end('ok'), receiver.delayMs);
+      const answer = () => {
+        if (res.destroyed || req.socket.destroyed) return;
+        res.writeHead(mode).end('ok');
+        record.sent = mode;
+      };
+      if (receiver.delayMs > 0) {
+        const timer = setTimeout(answer, receiver.delayMs);
+        hanging.add(res);
+        res.on('close', () => clearTimeout(timer));
+      } else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

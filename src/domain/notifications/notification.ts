@@ -64,3 +64,10 @@ export type AttemptOutcome =
   | { status: 'DELIVERED' }
   | { status: 'PENDING'; nextAttemptAt: Date }
   | { status: 'FAILED' };
+
+/** One finished attempt of a claimed notification, to record. */
+export interface AttemptRecord {
+  claim: ClaimedNotification;
+  attempt: Omit<DeliveryAttempt, 'attemptNo'>;
+  outcome: AttemptOutcome;
+}

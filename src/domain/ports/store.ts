@@ -1,10 +1,5 @@
 import type { ApiKeyRecord, Merchant } from '../merchants/merchant.js';
-import type {
-  AttemptOutcome,
-  ClaimedNotification,
-  DeliveryAttempt,
-  NotificationRecord,
-} from '../notifications/notification.js';
+import type { AttemptRecord, ClaimedNotification, NotificationRecord } from '../notifications/notification.js';
 import type { Payment, PaymentOperation } from '../payments/payment.js';
 import type { CheckoutSession } from '../sessions/checkout-session.js';
 import type { ThreeDSTransactionRepository } from '../threeds/three-ds-transaction.js';
@@ -133,14 +128,11 @@ export interface NotificationRepository {
    */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]>;
   /**
-   * Logs an attempt (numbered after the notification's last one) and, if the claim still holds (not requeued
-   * meanwhile), applies its outcome and releases the claim.
+   * Logs attempts (each numbered after its notification's last one) and, for each claim that still holds (not
+   * requeued meanwhile), applies its outcome and releases the claim. One transaction for the whole batch, so that
+   * many deliveries share one durable commit.
    */
-  recordAttempt(
-    claim: ClaimedNotification,
-    attempt: Omit<DeliveryAttempt, 'attemptNo'>,
-    outcome: AttemptOutcome,
-  ): Promise<void>;
+  recordAttempts(records: AttemptRecord[]): Promise<void>;
 }
 
 /** Hosted payment page sessions. Reads by sessionId come from signed links; API reads name the merchant. */
