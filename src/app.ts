@@ -14,6 +14,7 @@ import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
 import { FollowUpService } from './domain/payments/follow-up-service.js';
+import { HostedPaymentService } from './domain/payments/hosted-payment-service.js';
 import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
 import type { Acquirer } from './domain/ports/acquirer.js';
 import type { BinTable } from './domain/ports/bin-table.js';
@@ -22,17 +23,21 @@ import type { DirectoryServer } from './domain/ports/directory-server.js';
 import type { IdGenerator } from './domain/ports/id-generator.js';
 import type { Store } from './domain/ports/store.js';
 import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
+import { confirmHostedPayment } from './hosted/hosted-confirm.js';
+import { hostedPagesRoutes, sessionAwareReturnUrl } from './hosted/hosted-pages.route.js';
+import { HostedLinks } from './hosted/links.js';
+import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
-import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
+import { followUpRoutes } from './http/routes/follow-ups.route.js';
 import { healthRoutes } from './http/routes/health.route.js';
 import { notificationRoutes } from './http/routes/notifications.route.js';
 import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
-import { followUpRoutes } from './http/routes/follow-ups.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
+import { sessionRoutes } from './http/routes/sessions.route.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
 import { simulatorAcsRoutes } from './integrations/threeds-simulator/simulator-acs-routes.js';
@@ -44,8 +49,8 @@ import {
   createNotificationDelivery,
   type NotificationDeliverySettings,
 } from './notifications/notification-delivery.js';
-import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
+import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
 
 /** Request body limit: payment requests are small. */
@@ -77,8 +82,9 @@ export interface Services {
   payments: PaymentService;
   followUps: FollowUpService;
   idempotency: IdempotencyService;
-  surcharge: SurchargeSettingsService;
   notifications: NotificationService;
+  surcharge: SurchargeSettingsService;
+  hosted: HostedPaymentService;
   /** The built-in simulated DS + ACS, when no other DirectoryServer is configured (its pages live under /simulator). */
   threeDSSimulator?: SimulatorDirectoryServer;
 }
@@ -120,7 +126,7 @@ export function buildServices(
   db: Db,
   secrets: RuntimeSecrets,
   overrides: AppOverrides = {},
-  hooks: Pick<PaymentServiceDeps, 'onInvalidAuthenticationResponse' | 'onUnexpectedError'> = {},
+  hooks: Pick<PaymentServiceDeps, 'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl'> = {},
 ): Services {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
@@ -151,6 +157,15 @@ export function buildServices(
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
     surcharge: new SurchargeSettingsService(store, clock),
+    hosted: new HostedPaymentService({
+      store,
+      clock,
+      ids,
+      bins,
+      dataKey: secrets.dataKey,
+      cardVault: new KyselyCardVault(db.kysely, secrets.dataKey),
+      publicUrl: config.publicUrl,
+    }),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
     payments,
   };
@@ -198,7 +213,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   }) as unknown as FastifyInstance;
 
   let invalidAuthenticationResponses = 0;
+  const links = new HostedLinks(secrets.tokenSecret, config.publicUrl);
   const services = buildServices(config, db, secrets, overrides, {
+    returnUrl: sessionAwareReturnUrl(links, clock),
     onInvalidAuthenticationResponse: (payId, errors) => {
       invalidAuthenticationResponses++;
       app.log.error(
@@ -233,7 +250,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(formbody);
   await app.register(rateLimit, { global: false });
   await app.register(underPressure, {
-    maxEventLoopDelay: 1000, // ms
+    maxEventLoopDelay: config.maxEventLoopDelayMs, // ms; 0 turns the check off
     exposeStatusRoute: false,
     pressureHandler: (request, reply) => {
       sendProblem(request, reply, 'SERVICE_UNAVAILABLE');
@@ -272,6 +289,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
   await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
+  await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
+  await app.register(followUpRoutes, {
+    followUps: services.followUps,
+    idempotency: services.idempotency,
+    auth,
+    publicUrl: config.publicUrl,
+  });
   await app.register(schemaRoutes);
   await app.register(notificationRoutes, {
     notifications: services.notifications,
@@ -291,18 +315,27 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.addHook('onResponse', async (request) => {
     if (request.method === 'POST') delivery.wake();
   });
-  await app.register(followUpRoutes, {
-    followUps: services.followUps,
+  await app.register(paymentRoutes, {
+    payments: services.payments,
+    hosted: services.hosted,
+    links,
     idempotency: services.idempotency,
     auth,
     publicUrl: config.publicUrl,
   });
-  await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
-  await app.register(paymentRoutes, {
-    payments: services.payments,
+  await app.register(sessionRoutes, {
+    hosted: services.hosted,
     idempotency: services.idempotency,
     auth,
+    links,
+    clock,
     publicUrl: config.publicUrl,
+  });
+  await app.register(hostedPagesRoutes, {
+    hosted: services.hosted,
+    links,
+    clock,
+    confirm: (request, payment, language) => confirmHostedPayment(services, request, payment, language),
   });
   await app.register(threeDSPageRoutes, { payments: services.payments });
   const simulator = services.threeDSSimulator;

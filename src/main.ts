@@ -105,9 +105,16 @@ program
   .command('openapi')
   .description('print the OpenAPI description of the API (JSON), as served at /openapi.json')
   .action(async () => {
-    const config = loadConfig({ ...process.env, DATABASE_URL: 'sqlite::memory:', KASSA_PUBLIC_URL: 'https://localhost:8443' });
+    const config = loadConfig({
+      ...process.env,
+      DATABASE_URL: 'sqlite::memory:',
+      KASSA_PUBLIC_URL: 'https://localhost:8443',
+    });
     const kassa = await buildApp(config, {
-      secrets: { tokenSecret: 'openapi-generation-only-openapi-generation', dataKey: 'openapi-generation-only-openapi' },
+      secrets: {
+        tokenSecret: 'openapi-generation-only-openapi-generation',
+        dataKey: 'openapi-generation-only-openapi',
+      },
     });
     await kassa.app.ready();
     console.log(JSON.stringify(kassa.app.swagger(), null, 2));

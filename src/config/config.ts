@@ -37,6 +37,12 @@ export const ConfigSchema = Type.Object({
     Type.String({ minLength: 32, description: 'Key of card fingerprints (≥ 32 chars); generated if unset' }),
   ),
   KASSA_BIN_FILE: Type.String({ minLength: 1, default: join(PACKAGE_ROOT, 'data', 'bins.csv') }),
+  KASSA_MAX_EVENT_LOOP_DELAY: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1000,
+    description: 'ms of event-loop delay above which requests get 503 (load shedding); 0 turns it off',
+  }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -64,6 +70,8 @@ export interface Config {
   dataKey?: string;
   binFile: string;
   logLevel: string;
+  /** Event-loop delay (ms) above which Kassa sheds load with 503; 0 = off. */
+  maxEventLoopDelayMs: number;
 }
 
 /** Thrown when a setting is invalid; the message names each variable. Start-up stops on it. */
@@ -124,6 +132,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     dataKey: raw.KASSA_DATA_KEY,
     binFile: isAbsolute(raw.KASSA_BIN_FILE) ? raw.KASSA_BIN_FILE : resolve(cwd, raw.KASSA_BIN_FILE),
     logLevel: raw.LOG_LEVEL,
+    maxEventLoopDelayMs: raw.KASSA_MAX_EVENT_LOOP_DELAY,
   };
   return Object.freeze(config);
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
 import type { BrowserInfo } from '../domain/payments/payment-request.js';
@@ -33,36 +33,30 @@ export function browserInfoOf(request: FastifyRequest, language: Language): Brow
   } as BrowserInfo;
 }
 
-/** Where the browser goes when a hosted payment has ended: `urls.cancel` for a cancellation, else `urls.return`. */
-export function finalRedirect(payment: Payment): string | undefined {
-  const cancelled = payment.responseCode === '20040002' || payment.responseCode === '20010003';
-  const target = cancelled ? (payment.urls?.cancel ?? payment.urls?.return) : payment.urls?.return;
-  if (!target) return undefined;
-  const url = new URL(target);
-  url.searchParams.set('PayId', payment.payId);
-  return url.toString();
-}
+/** What happens after the cardholder confirmed: a page to go to, or the ended payment. */
+export type ConfirmOutcome =
+  | { kind: 'REDIRECT'; url: string }
+  | { kind: 'ENDED'; payment: Payment }
+  | { kind: 'CARD_GONE' };
 
 /**
- * Authenticates (3-D Secure) and authorizes a confirmed hosted payment, then sends the browser on: to the challenge
- * when the issuer asks for one, else to the merchant's return URL with `PayId`.
+ * Hands a confirmed hosted payment to 3-D Secure in Kassa's pages (3DS Method, AReq, challenge): the browser goes to
+ * the method page; a card outside every 3-D Secure range is authorized at once and the payment has ended.
  */
 export async function confirmHostedPayment(
   deps: { hosted: HostedPaymentService; payments: PaymentService },
   request: FastifyRequest,
-  reply: FastifyReply,
   payment: Payment,
   language: Language,
-  onCardGone: () => Promise<FastifyReply>,
-): Promise<FastifyReply> {
+): Promise<ConfirmOutcome> {
   const card = await deps.hosted.cardOf(payment);
-  if (!card) return onCardGone();
+  if (!card) return { kind: 'CARD_GONE' };
   const { merchant } = await deps.hosted.paymentForPage(payment.payId);
-  const result = await deps.payments.authenticateAndAuthorize(merchant, payment, card, {
-    channel: 'BROWSER',
+  // 3-D Secure in Kassa's own pages: the 3DS Method (hidden iframe), the AReq, a challenge if the issuer wants one.
+  const started = await deps.payments.startBrowserAuthentication(merchant, payment, card, {
     browserInfo: browserInfoOf(request, language),
     challengePreference: 'NO_PREFERENCE',
   });
-  const target = finalRedirect(result);
-  return target ? reply.redirect(target, 303) : reply.status(500).send();
+  if (started.status === 'PENDING' && started.redirectHref) return { kind: 'REDIRECT', url: started.redirectHref };
+  return { kind: 'ENDED', payment: started };
 }

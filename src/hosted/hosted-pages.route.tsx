@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KassaError } from '../domain/errors/error-catalogue.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
+import { returnUrlOf } from '../domain/payments/payment-service.js';
 import type { Clock } from '../domain/ports/clock.js';
+import type { ConfirmOutcome } from './hosted-confirm.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
 import { formatMoney } from './money.js';
@@ -21,16 +23,33 @@ export interface HostedPagesOptions {
   links: HostedLinks;
   clock: Clock;
   /**
-   * Hands a confirmed hosted payment (card in the vault, consent stored) to 3-D Secure and authorization; answers the
-   * browser with the next page (3DS Method, challenge, or the final redirect).
+   * Hands a confirmed hosted payment (card in the vault, consent stored) to 3-D Secure and authorization: the next
+   * page (3DS Method, challenge) or the ended payment.
    */
-  confirm(request: FastifyRequest, reply: FastifyReply, payment: Payment, language: Language): Promise<FastifyReply>;
-  /** Ends a hosted payment the cardholder cancelled, and sends the browser to `urls.cancel`. */
-  cancel(reply: FastifyReply, payment: Payment): Promise<FastifyReply>;
+  confirm(request: FastifyRequest, payment: Payment, language: Language): Promise<ConfirmOutcome>;
 }
 
 type Form = Record<string, string | undefined>;
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
+
+/**
+ * Where 3-D Secure sends the browser at the end of a hosted payment: a declined try inside a hosted payment page
+ * session comes back to Kassa (to offer another card); everything else goes to the merchant (`returnUrlOf`).
+ */
+export function sessionAwareReturnUrl(links: HostedLinks, clock: Clock) {
+  return (payment: Payment): string | undefined => {
+    const cancelled = payment.responseCode === '20010003' || payment.responseCode === '20040002';
+    if (payment.sessionId && payment.status === 'FAILED' && !cancelled) {
+      return links.url(
+        'payment',
+        payment.payId,
+        new Date(clock.now().getTime() + PAYMENT_PAGE_TTL_SECONDS * 1000),
+        '/result',
+      );
+    }
+    return returnUrlOf(payment);
+  };
+}
 
 /** `MM/YY` (or `MM/YYYY`, `MMYY`) → `YYYYMM`, or '' when it cannot be read. */
 export function expiryFromForm(text: string | undefined): string {
@@ -101,13 +120,41 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   const paymentUrl = (payId: string, t: string, suffix = '') =>
     `/hosted/payments/${payId}${suffix}?t=${encodeURIComponent(t)}`;
 
-  /** Where a payment that is no longer waiting for its card sends the browser. */
-  const finished = (reply: FastifyReply, payment: Payment) => {
-    const target = payment.status === 'FAILED' ? (payment.urls?.cancel ?? payment.urls?.return) : payment.urls?.return;
+  /**
+   * Where a payment that is no longer waiting for its card sends the browser: the merchant's return (or, cancelled,
+   * cancel) URL with PayId — except a declined try inside a hosted payment page session, which may be retried with
+   * another card while the session is open (DESIGN.md §4).
+   */
+  const finished = async (request: FastifyRequest, reply: FastifyReply, payment: Payment) => {
+    const target = returnUrlOf(payment);
+    const cancelled = payment.responseCode === '20040002' || payment.responseCode === '20010003';
+    if (payment.status === 'FAILED' && payment.sessionId && !cancelled) {
+      const { session, status } = await hosted.sessionForPage(payment.sessionId);
+      if (status === 'OPEN') {
+        const lang = languageOf(request, payment.language);
+        const tt = MESSAGES[lang];
+        const st = links.token('session', session.sessionId, session.expiresAt);
+        return page(
+          reply,
+          lang,
+          tt.declinedTitle,
+          <MessagePage title={tt.declinedTitle} message={tt.declined}>
+            <form method="post" action={`/hosted/sessions/${session.sessionId}/start`}>
+              <input type="hidden" name="t" value={st} />
+              <input type="hidden" name="csrf" value={links.csrf(session.sessionId, st)} />
+              <button type="submit">{tt.tryAgain}</button>
+            </form>
+            {target && (
+              <p>
+                <a href={target}>{tt.backToShop}</a>
+              </p>
+            )}
+          </MessagePage>,
+        );
+      }
+    }
     if (!target) return message(reply, 'en', 'notFound', 404);
-    const url = new URL(target);
-    url.searchParams.set('PayId', payment.payId);
-    return reply.redirect(url.toString(), 303);
+    return reply.redirect(target, 303);
   };
 
   // --- Hosted payment page: checkout step ---------------------------------------------------------------------
@@ -211,7 +258,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     const t = (request.query as Form).t;
     const ctx = await paymentFromLink(request, reply, t);
     if (!ctx) return reply;
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
     const lang = languageOf(request, ctx.payment.language);
     return renderCardStep(reply, { payment: ctx.payment, merchantName: ctx.merchant.name }, lang, t ?? '', [], {});
   });
@@ -223,7 +270,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     const t = form.t ?? '';
     if (!links.verifyCsrf(ctx.payment.payId, t, form.csrf))
       return message(reply, languageOf(request), 'linkInvalid', 403);
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
     const lang = languageOf(request, ctx.payment.language);
     const result = await hosted.takeCard(ctx.merchant, ctx.payment, {
       number: (form.number ?? '').replace(/[\s-]/g, ''),
@@ -260,6 +307,14 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       fee: quote.surchargeValue > 0 ? formatMoney(quote.surchargeValue, quote.currency, lang) : null,
       total: formatMoney(quote.totalValue, quote.currency, lang),
     });
+  });
+
+  // Where Kassa's 3-D Secure pages send a hosted payment page try that ended declined (see sessionReturnUrl).
+  app.get('/hosted/payments/:payId/result', { schema: { hide: true } }, async (request, reply) => {
+    const t = (request.query as Form).t;
+    const ctx = await paymentFromLink(request, reply, t);
+    if (!ctx) return reply;
+    return finished(request, reply, ctx.payment);
   });
 
   // --- Review step ----------------------------------------------------------------------------------------------
@@ -303,7 +358,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     const t = (request.query as Form).t;
     const ctx = await paymentFromLink(request, reply, t);
     if (!ctx) return reply;
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
     if (!ctx.payment.card) return reply.redirect(paymentUrl(ctx.payment.payId, t ?? ''), 303);
     return renderReview(reply, ctx.payment, ctx.merchant.name, languageOf(request, ctx.payment.language), t ?? '');
   });
@@ -315,7 +370,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     const t = form.t ?? '';
     if (!links.verifyCsrf(ctx.payment.payId, t, form.csrf))
       return message(reply, languageOf(request), 'linkInvalid', 403);
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(reply, ctx.payment);
+    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
     if (!ctx.payment.card) return reply.redirect(paymentUrl(ctx.payment.payId, t), 303);
     const lang = languageOf(request, ctx.payment.language);
     let payment: Payment;
@@ -327,7 +382,10 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       }
       throw error;
     }
-    return opts.confirm(request, reply, payment, lang);
+    const outcome = await opts.confirm(request, payment, lang);
+    if (outcome.kind === 'REDIRECT') return reply.redirect(outcome.url, 303);
+    if (outcome.kind === 'CARD_GONE') return reply.redirect(paymentUrl(payment.payId, t), 303);
+    return finished(request, reply, outcome.payment);
   });
 
   app.post('/hosted/payments/:payId/cancel', { schema: { hide: true } }, async (request, reply) => {
@@ -336,8 +394,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (!ctx) return reply;
     if (!links.verifyCsrf(ctx.payment.payId, form.t ?? '', form.csrf))
       return message(reply, languageOf(request), 'linkInvalid', 403);
-    if (ctx.payment.status !== 'PENDING') return finished(reply, ctx.payment);
-    return opts.cancel(reply, ctx.payment);
+    if (ctx.payment.status !== 'PENDING') return finished(request, reply, ctx.payment);
+    return finished(request, reply, await hosted.cancel(ctx.payment));
   });
 
   // --- Scripts (same origin, served with the nonce'd <script src>) ----------------------------------------------

@@ -42,6 +42,11 @@ export function createDb(options: DbOptions): Db {
         oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as never,
     },
   });
+  // An idle client whose server connection ends (restart, failover, admin termination) emits 'error' on the pool;
+  // unhandled, that would crash the process. The pool replaces the client on the next checkout.
+  pool.on('error', (error: Error & { code?: string }) => {
+    if (error.code !== '57P01') console.error(`PostgreSQL idle client error: ${error.message}`);
+  });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }

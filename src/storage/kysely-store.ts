@@ -8,8 +8,8 @@ import { KyselyMerchantRepository } from './merchant-repository.kysely.js';
 import { KyselyNotificationOutbox } from './notification-outbox.kysely.js';
 import { KyselyNotificationRepository } from './notification-repository.kysely.js';
 import { KyselyPaymentRepository } from './payment-repository.kysely.js';
-import { KyselyThreeDSTransactionRepository } from './three-ds-transaction-repository.kysely.js';
 import { KyselySurchargeSettingsRepository } from './surcharge-settings-repository.kysely.js';
+import { KyselyThreeDSTransactionRepository } from './three-ds-transaction-repository.kysely.js';
 
 /** The Store port over Kysely: the same repositories over the pool or over one transaction. */
 export class KyselyStore implements Store {

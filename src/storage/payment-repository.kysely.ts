@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, SqliteAdapter } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import type {
   CaptureMethod,
   CardSummary,
@@ -199,6 +199,8 @@ export class KyselyPaymentRepository implements PaymentRepository {
       .where('merchant_id', '=', merchantId)
       .where('trans_id', '=', transId)
       .orderBy('created_at', 'desc')
+      // Two tries within one millisecond: the live one (at most one is not FAILED, by the partial unique index).
+      .orderBy(sql`case when status = 'FAILED' then 1 else 0 end`)
       .orderBy('pay_id', 'desc')
       .executeTakeFirst();
     return row && this.withOperations(row);

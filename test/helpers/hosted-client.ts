@@ -43,3 +43,27 @@ export function formFields(html: string, actionPart: string): { action: string; 
   }
   return { action: (form[1] ?? '').replaceAll('&amp;', '&'), fields };
 }
+
+/**
+ * Walks Kassa's pages as a browser without JavaScript does after the cardholder confirmed: the 3DS Method page's
+ * <noscript> continue link, then on to the final page, whose link leads to the merchant. Frictionless cards only
+ * (a challenge needs the ACS page: the browser tests drive it).
+ * @returns the first URL outside Kassa (the merchant's return or cancel URL), or the last Kassa page reached.
+ */
+export async function followToMerchant(
+  client: HostedClient,
+  kassaUrl: string,
+  first: { status: number; headers: Headers; html: string },
+): Promise<{ external?: string; page?: { status: number; html: string } }> {
+  let res = first;
+  for (let step = 0; step < 12; step++) {
+    let next: string | undefined;
+    if (res.status >= 300 && res.status < 400) next = res.headers.get('location') ?? undefined;
+    else next = res.html.match(/<a class="button" href="([^"]+)"/)?.[1]?.replaceAll('&amp;', '&');
+    if (!next) return { page: res };
+    const url = new URL(next, kassaUrl);
+    if (url.origin !== new URL(kassaUrl).origin) return { external: url.toString() };
+    res = await client.get(url.toString());
+  }
+  throw new Error('too many steps');
+}

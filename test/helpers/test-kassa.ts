@@ -87,6 +87,8 @@ export async function startTestKassa(
     KASSA_DATA_KEY: 'test-data-key-test-data-key-test-data-key-0123',
     KASSA_PUBLIC_URL: `https://127.0.0.1:${port}`,
     LOG_LEVEL: 'info',
+    // Load shedding would turn a busy CI machine into flaky 503s; its own behaviour is not under test here.
+    KASSA_MAX_EVENT_LOOP_DELAY: '0',
     ...env,
   });
   const kassa = await buildApp(config, { db: database.db, logStream, ...overrides });

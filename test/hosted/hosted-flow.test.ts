@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { formFields, HostedClient } from '../helpers/hosted-client.js';
+import { followToMerchant, formFields, HostedClient } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -149,7 +149,8 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
       const { action, fields } = formFields(review.html, '/confirm');
       const done = await client.post(action, fields);
       expect(done.status).toBe(303);
-      expect(done.headers.get('location')).toBe(`${RETURN}?PayId=${p.payId}`);
+      expect(done.headers.get('location')).toContain(`/3ds/method/${p.payId}?token=`);
+      expect((await followToMerchant(client, t.url, done)).external).toBe(`${RETURN}?PayId=${p.payId}`);
       const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
       expect(details).toMatchObject({
         status: 'OK',
@@ -168,7 +169,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     expect(review.html).not.toContain('Card fee');
     expect(review.html).not.toContain('card-fee');
     const { action, fields } = formFields(review.html, '/confirm');
-    await client.post(action, fields);
+    await followToMerchant(client, t.url, await client.post(action, fields));
     const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
     expect(details.surcharge).toMatchObject({ status: 'NOT_OFFERED', reason: 'CARD_NOT_ELIGIBLE', value: 0 });
     expect(details.totalAmount.value).toBe(10_000);

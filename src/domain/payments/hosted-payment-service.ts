@@ -130,9 +130,12 @@ export class HostedPaymentService {
   }
 
   /** A session and its merchant for the checkout page (the caller has checked the signed link). */
-  async sessionForPage(sessionId: string): Promise<{ session: CheckoutSession; merchant: Merchant; status: string }> {
-    const session = await this.deps.store.checkoutSessions.find(sessionId);
-    const merchant = session && (await this.deps.store.merchants.find(session.merchantId));
+  async sessionForPage(
+    sessionId: string,
+    store: Store = this.deps.store,
+  ): Promise<{ session: CheckoutSession; merchant: Merchant; status: 'OPEN' | 'COMPLETED' | 'EXPIRED' }> {
+    const session = await store.checkoutSessions.find(sessionId);
+    const merchant = session && (await store.merchants.find(session.merchantId));
     if (!session || !merchant) throw new KassaError('SESSION_NOT_FOUND');
     return { session, merchant, status: sessionStatus(session, this.deps.clock.now()) };
   }
@@ -144,25 +147,30 @@ export class HostedPaymentService {
    */
   async startSessionPayment(sessionId: string): Promise<Payment> {
     return this.deps.store.transaction(async (tx) => {
-      const { session, merchant, status } = await this.sessionForPage(sessionId);
+      // Every read goes through `tx`: SQLite has one connection, held by this transaction.
+      const { session, merchant, status } = await this.sessionForPage(sessionId, tx);
       if (status === 'EXPIRED') throw new KassaError('SESSION_EXPIRED');
       if (status === 'COMPLETED') throw new KassaError('SESSION_COMPLETED');
       const latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
       if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') return latest;
       if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
       const payment = {
-        ...(await this.newPendingPayment(merchant, {
-          transId: session.transId,
-          refNr: session.refNr,
-          value: session.value,
-          currency: session.currency,
-          captureMethod: session.captureMethod,
-          language: session.language,
-          order: session.order,
-          customerInfo: session.customerInfo,
-          urls: session.urls,
-          metadata: session.metadata,
-        })),
+        ...(await this.newPendingPayment(
+          merchant,
+          {
+            transId: session.transId,
+            refNr: session.refNr,
+            value: session.value,
+            currency: session.currency,
+            captureMethod: session.captureMethod,
+            language: session.language,
+            order: session.order,
+            customerInfo: session.customerInfo,
+            urls: session.urls,
+            metadata: session.metadata,
+          },
+          tx,
+        )),
         sessionId,
       };
       if ((await tx.payments.insert(payment)) === 'TRANS_ID_IN_USE') throw new KassaError('SESSION_COMPLETED');
@@ -324,9 +332,10 @@ export class HostedPaymentService {
       | 'urls'
       | 'metadata'
     >,
+    store: Store = this.deps.store,
   ): Promise<Payment> {
     const now = this.deps.clock.now();
-    const settings = await this.deps.store.surchargeSettings.get(merchant.merchantId);
+    const settings = await store.surchargeSettings.get(merchant.merchantId);
     const before = decideSurcharge({
       settings: settings?.settings,
       merchant: { country: merchant.country, currency: merchant.currency },

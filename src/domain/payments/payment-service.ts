@@ -63,6 +63,11 @@ export interface PaymentServiceDeps {
   onInvalidAuthenticationResponse?: (payId: string, errors: string[]) => void;
   /** Called when a step failed in a way that is a bug or an outage (logged by the caller); the payment stays safe. */
   onUnexpectedError?: (payId: string, step: 'three-ds' | 'acquirer', error: unknown) => void;
+  /**
+   * Where the browser goes when Kassa's 3-D Secure pages are done; default `returnUrlOf`. The hosted payment page
+   * sends a declined try back to its own page, where the cardholder may try another card.
+   */
+  returnUrl?: (payment: Payment) => string | undefined;
 }
 
 /** What 3-D Secure's transStatus means for the payment (DESIGN.md §6). */
@@ -545,7 +550,7 @@ export class PaymentService {
     const payment = await this.deps.store.payments.findByPayId(t.merchantId, payId);
     if (payment === undefined) return { kind: 'INVALID_LINK' };
     if (payment.status === 'PENDING') return { kind: 'WAITING', payment, retryUrl: this.pageUrl('challenge', t) };
-    return { kind: 'FINISHED', payment, returnUrl: returnUrlOf(payment) };
+    return { kind: 'FINISHED', payment, returnUrl: (this.deps.returnUrl ?? returnUrlOf)(payment) };
   }
 
   /**
@@ -588,7 +593,9 @@ export class PaymentService {
 
   /** The browser step matching a payment's stored state. */
   private currentStep(t: ThreeDSTransaction, payment: Payment): ThreeDSBrowserStep {
-    if (payment.status !== 'PENDING') return { kind: 'FINISHED', payment, returnUrl: returnUrlOf(payment) };
+    if (payment.status !== 'PENDING') {
+      return { kind: 'FINISHED', payment, returnUrl: (this.deps.returnUrl ?? returnUrlOf)(payment) };
+    }
     if (t.phase === 'CHALLENGE' && t.acsURL !== undefined && t.creq !== undefined) {
       return { kind: 'CHALLENGE', payment, acsURL: t.acsURL, creq: t.creq };
     }
@@ -818,12 +825,12 @@ export function checkMerchantUrl(url: string, sandbox: boolean): string | undefi
 
 /**
  * Where the cardholder's browser goes when a payment's 3-D Secure pages are done (DESIGN.md §4): urls.cancel after
- * a challenge the cardholder cancelled (20010003) when the merchant gave one, else urls.return; `PayId=<payId>`
+ * a challenge (20010003) or hosted payment (20040002) the cardholder cancelled, when the merchant gave one, else urls.return; `PayId=<payId>`
  * appended. Undefined when the merchant gave neither (the page then shows the outcome itself).
  */
 export function returnUrlOf(payment: Payment): string | undefined {
-  const target =
-    payment.responseCode === '20010003' ? (payment.urls?.cancel ?? payment.urls?.return) : payment.urls?.return;
+  const cancelled = payment.responseCode === '20010003' || payment.responseCode === '20040002';
+  const target = cancelled ? (payment.urls?.cancel ?? payment.urls?.return) : payment.urls?.return;
   if (target === undefined) return undefined;
   const url = new URL(target);
   url.searchParams.set('PayId', payment.payId);

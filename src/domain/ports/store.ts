@@ -2,8 +2,8 @@ import type { ApiKeyRecord, Merchant } from '../merchants/merchant.js';
 import type { AttemptRecord, ClaimedNotification, NotificationRecord } from '../notifications/notification.js';
 import type { Payment, PaymentOperation } from '../payments/payment.js';
 import type { CheckoutSession } from '../sessions/checkout-session.js';
-import type { ThreeDSTransactionRepository } from '../threeds/three-ds-transaction.js';
 import type { SurchargeAuditEntry, SurchargeSettings } from '../surcharge/surcharge-settings.js';
+import type { ThreeDSTransactionRepository } from '../threeds/three-ds-transaction.js';
 
 /** Merchant profiles. */
 export interface MerchantRepository {

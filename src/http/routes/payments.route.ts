@@ -69,7 +69,8 @@ export async function sendIdempotent(
     return reply.status(r.status).send(r.body);
   }
   const merchant = merchantOf(request);
-  const fingerprint = requestFingerprint(request.method, request.routeOptions.url ?? request.url, request.body);
+  // The concrete URL (with its payId), so that one key cannot replay an answer for another payment.
+  const fingerprint = requestFingerprint(request.method, request.url, request.body);
   const result = await idempotency.run(merchant.merchantId, key, fingerprint, async () => {
     const r = await work();
     return { status: r.status, body: JSON.stringify(r.body) };

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/domain/ports/clock.js';
+import { testPan } from '../helpers/cards.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { followToMerchant, formFields, HostedClient } from '../helpers/hosted-client.js';
+import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+
+const RETURN = 'https://shop.example/return';
+const CANCEL = 'https://shop.example/cancel';
+
+/** A clock the test moves by hand. */
+class ManualClock implements Clock {
+  private t = Date.now();
+  now() {
+    return new Date(this.t);
+  }
+  advance(ms: number) {
+    this.t += ms;
+  }
+}
+
+describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
+  let t: TestKassa;
+  let client: HostedClient;
+  let fi: { merchantId: string; apiKey: string };
+  const clock = new ManualClock();
+
+  beforeAll(async () => {
+    t = await startTestKassa(dialect, { clock });
+    client = new HostedClient(t);
+    fi = await t.createMerchant({ country: 'FI', currency: 'EUR' });
+    await t.kassa.services.surcharge.enable(
+      fi.merchantId,
+      [{ brand: '*', reason: 'COMMERCIAL_CARD', percentageBps: 150 }],
+      'test',
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  const createSession = async (extra: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/api/v1/payments/sessions', {
+      auth: fi,
+      json: {
+        transId: `s-${Math.random().toString(36).slice(2)}`,
+        amount: { value: 4_990, currency: 'EUR' },
+        order: {
+          merchantReference: 'A-1',
+          items: [
+            { name: 'Sauna towel', quantity: 2, unitPrice: 1_995 },
+            { name: 'Shipping', quantity: 1, unitPrice: 1_000 },
+          ],
+        },
+        urls: { return: RETURN, cancel: CANCEL },
+        ...extra,
+      },
+    });
+    return res;
+  };
+
+  const payInSession = async (checkoutUrl: string, pan: string) => {
+    const checkout = await client.get(checkoutUrl);
+    const start = formFields(checkout.html, '/start');
+    const started = await client.post(start.action, start.fields);
+    expect(started.status).toBe(303);
+    const cardPage = await client.get(started.headers.get('location') ?? '');
+    const card = formFields(cardPage.html, '/card');
+    const afterCard = await client.post(card.action, {
+      ...card.fields,
+      number: pan,
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    const review = await client.get(afterCard.headers.get('location') ?? '');
+    const confirm = formFields(review.html, '/confirm');
+    const walked = await followToMerchant(client, t.url, await client.post(confirm.action, confirm.fields));
+    return { review, done: walked };
+  };
+
+  it('creates a session: 201 with sessionId, expiresAt 30 minutes ahead and a signed redirect link', async () => {
+    const res = await createSession();
+    expect(res.status).toBe(201);
+    expect(res.body.sessionId).toMatch(/^[0-9a-f]{32}$/);
+    expect(res.body.status).toBe('OPEN');
+    expect(Date.parse(res.body.expiresAt) - clock.now().getTime()).toBe(30 * 60 * 1000);
+    expect(res.body._links.redirect.href).toContain(`/hosted/sessions/${res.body.sessionId}?t=`);
+    const read = await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: fi });
+    expect(read.body.sessionId).toBe(res.body.sessionId);
+  });
+
+  it('the checkout page shows the merchant name, the order lines and the amount', async () => {
+    const res = await createSession();
+    const page = await client.get(res.body._links.redirect.href);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain(fi.merchantId);
+    expect(page.html).toContain('Sauna towel × 2');
+    expect(page.html).toMatch(/€\s?49[.,]90|49[.,]90\s?€/);
+  });
+
+  it('a declined card may be retried in the session; each try is a payment under the same transId, getByTransId returns the latest', async () => {
+    const res = await createSession();
+    const transId = res.body.transId;
+    const first = await payInSession(res.body._links.redirect.href, testPan('40000000', '1100'));
+    expect(first.done.page?.status).toBe(200);
+    expect(first.done.page?.html).toContain('The payment was declined');
+    const retry = formFields(first.done.page?.html ?? '', '/start');
+    const restarted = await client.post(retry.action, retry.fields);
+    expect(restarted.status).toBe(303);
+    const cardPage = await client.get(restarted.headers.get('location') ?? '');
+    const card = formFields(cardPage.html, '/card');
+    const afterCard = await client.post(card.action, {
+      ...card.fields,
+      number: testPan('51000010', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    const review = await client.get(afterCard.headers.get('location') ?? '');
+    expect(review.html).toContain('Card fee');
+    const confirm = formFields(review.html, '/confirm');
+    const done = await followToMerchant(client, t.url, await client.post(confirm.action, confirm.fields));
+    const latest = (await t.call('GET', `/api/v1/payments/getByTransId/${transId}`, { auth: fi })).body;
+    expect(done.external).toBe(`${RETURN}?PayId=${latest.payId}`);
+    expect(latest).toMatchObject({
+      status: 'OK',
+      surcharge: { status: 'APPLIED', reason: 'COMMERCIAL_CARD', value: 75 },
+    });
+    expect(latest.totalAmount.value).toBe(4_990 + 75);
+    const rows = await t.database.db.kysely
+      .selectFrom('payment')
+      .select(['status'])
+      .where('trans_id', '=', transId)
+      .execute();
+    expect(rows.map((r) => r.status).sort()).toEqual(['FAILED', 'OK']);
+    const session = (await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: fi })).body;
+    expect(session.payId).toBe(latest.payId);
+  });
+
+  it('an expired session refuses politely (410) and cannot start a payment', async () => {
+    const res = await createSession({ expiresInSeconds: 300 });
+    const page = await client.get(res.body._links.redirect.href);
+    const start = formFields(page.html, '/start');
+    clock.advance(301_000);
+    const expiredPage = await client.get(res.body._links.redirect.href);
+    expect([403, 410]).toContain(expiredPage.status);
+    const started = await client.post(start.action, start.fields);
+    expect([403, 410]).toContain(started.status);
+    const session = (await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: fi })).body;
+    expect(session.status).toBe('EXPIRED');
+  });
+
+  it.each([
+    [{ urls: { return: RETURN } }, 'urls.cancel'],
+    [{ expiresInSeconds: 10 }, 'expiresInSeconds'],
+    [{ amount: { value: 0, currency: 'EUR' } }, 'amount.value'],
+  ])('a bad session request %j is refused naming %s', async (patch, field) => {
+    const res = await createSession(patch);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it('another merchant cannot read the session', async () => {
+    const res = await createSession();
+    const other = await t.createMerchant();
+    const read = await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: other });
+    expect(read.status).toBe(404);
+  });
+});
