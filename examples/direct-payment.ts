@@ -95,3 +95,23 @@ console.log(`access token obtained (expires in ${expiresIn} s)`);
 await pay(token, 'Visa, 3-D Secure Y (frictionless)', '4000000000010001');
 await pay(token, 'Visa, 3-D Secure N (not authenticated)', '4000000000010027');
 await pay(token, 'Visa, declined by the issuer (insufficient funds)', '4000000000011009');
+
+// MANUAL capture: authorize at checkout, capture what ships, refund what comes back. Amounts are the merchant's own
+// (minor units); Kassa answers the binding totals.
+const order = await pay(token, 'Mastercard, MANUAL capture: authorized', '5100000000010007', 'MANUAL');
+const payPath = `/api/v1/payments/${order.payId}`;
+const captured = await api(token, 'POST', `${payPath}/captures`, {
+  transId: order.transId,
+  amount: { value: 15_000, currency: 'DKK' }, // the first parcel: 150.00 of 249.00 DKK
+  refNr: 'shipment-1',
+});
+console.log(`\n== captured 150.00 DKK: ${captured.status}`);
+const refunded = await api(token, 'POST', `${payPath}/refunds`, {
+  transId: order.transId,
+  amount: { value: 4_000, currency: 'DKK' }, // one item returned: 40.00 DKK
+  refNr: 'return-1',
+});
+console.log(`== refunded 40.00 DKK: ${refunded.status}`);
+const details = await api(token, 'GET', `/api/v1/payments/getByPayId/${order.payId}`);
+console.log('\n== after a partial capture and a partial refund');
+console.log(JSON.stringify(details, null, 2));

@@ -47,5 +47,12 @@ describe('examples/direct-payment.ts', () => {
     expect(stdout).toContain('== Visa, 3-D Secure N (not authenticated): FAILED 20010001');
     expect(stdout).toContain('== Visa, declined by the issuer (insufficient funds): FAILED 20020051');
     expect(stdout).toContain('"transStatus": "Y"');
+    // MANUAL path: authorize, capture part, refund part.
+    expect(stdout).toContain('== Mastercard, MANUAL capture: authorized: AUTHORIZED 00000000');
+    expect(stdout).toContain('== captured 150.00 DKK: OK');
+    expect(stdout).toContain('== refunded 40.00 DKK: OK');
+    const after = JSON.parse(stdout.slice(stdout.indexOf('{', stdout.indexOf('== after a partial capture'))));
+    expect(after.amount).toEqual({ value: 24_900, currency: 'DKK', capturedValue: 15_000, refundedValue: 4_000 });
+    expect(after.operations.map((o: { type: string }) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'REFUND']);
   });
 });

@@ -135,6 +135,11 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     expect(rows.map((r) => r.status).sort()).toEqual(['FAILED', 'OK']);
     const session = (await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: fi })).body;
     expect(session.payId).toBe(latest.payId);
+    expect(session.status).toBe('COMPLETED');
+    // A paid session's checkout page says so instead of taking another payment.
+    const again = await client.get(res.body._links.redirect.href);
+    expect(again.status).toBe(409);
+    expect(again.html).toContain('already been paid');
   });
 
   it('an expired session refuses politely (410) and cannot start a payment', async () => {

@@ -126,7 +126,15 @@ export class HostedPaymentService {
   async getSession(merchantId: string, sessionId: string): Promise<CheckoutSession> {
     const s = /^[0-9a-f]{32}$/.test(sessionId) ? await this.deps.store.checkoutSessions.find(sessionId) : undefined;
     if (!s || s.merchantId !== merchantId) throw new KassaError('SESSION_NOT_FOUND');
-    return s;
+    return this.withPaidStatus(s, this.deps.store);
+  }
+
+  /** A session is COMPLETED once its latest payment was authorized (or later captured, refunded, reversed). */
+  private async withPaidStatus(session: CheckoutSession, store: Store): Promise<CheckoutSession> {
+    if (session.status === 'COMPLETED' || !session.payId) return session;
+    const latest = await store.payments.findByPayId(session.merchantId, session.payId);
+    const paid = latest && latest.status !== 'PENDING' && latest.status !== 'FAILED';
+    return paid ? { ...session, status: 'COMPLETED' } : session;
   }
 
   /** A session and its merchant for the checkout page (the caller has checked the signed link). */
@@ -134,7 +142,8 @@ export class HostedPaymentService {
     sessionId: string,
     store: Store = this.deps.store,
   ): Promise<{ session: CheckoutSession; merchant: Merchant; status: 'OPEN' | 'COMPLETED' | 'EXPIRED' }> {
-    const session = await store.checkoutSessions.find(sessionId);
+    const found = await store.checkoutSessions.find(sessionId);
+    const session = found && (await this.withPaidStatus(found, store));
     const merchant = session && (await store.merchants.find(session.merchantId));
     if (!session || !merchant) throw new KassaError('SESSION_NOT_FOUND');
     return { session, merchant, status: sessionStatus(session, this.deps.clock.now()) };
