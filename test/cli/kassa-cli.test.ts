@@ -44,6 +44,31 @@ describe('kassa CLI', () => {
     expect(r.stderr).toContain(field);
   });
 
+  // Security: a production merchant's notifications can never be aimed at this machine or a private network.
+  it.each([
+    [['--webhook-url', 'http://shop.example/hook'], 'https'],
+    [['--webhook-url', 'https://127.0.0.1/hook'], 'sandbox'],
+    [['--webhook-url', 'https://10.1.2.3/hook'], 'sandbox'],
+  ])('a production merchant with webhook %j is refused', async (args, message) => {
+    const r = await kassaCliResult(
+      ['merchant', 'create', '--id', 'prod', '--country', 'DK', '--currency', 'DKK', ...args],
+      tempEnv(),
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('webhookUrl');
+    expect(r.stderr).toContain(message);
+  });
+
+  it('merchant set --webhook-url checks the URL against the merchant kind', async () => {
+    const env = tempEnv();
+    await kassaCli(['merchant', 'create', '--id', 'prod', '--country', 'DK', '--currency', 'DKK'], env);
+    const bad = await kassaCliResult(['merchant', 'set', 'prod', '--webhook-url', 'https://[::1]/hook'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('webhookUrl');
+    const good = await kassaCliResult(['merchant', 'set', 'prod', '--webhook-url', 'https://shop.example/hook'], env);
+    expect(good.code).toBe(0);
+  });
+
   it('a duplicate merchantId is refused', async () => {
     const env = tempEnv();
     await kassaCli(['merchant', 'create', '--id', 'dup', '--country', 'DK', '--currency', 'DKK'], env);

@@ -6,6 +6,7 @@ import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import type { Merchant } from './merchant.js';
+import { checkMerchantUrl } from './merchant-url.js';
 
 /** merchantId: 1–64 characters of letters, digits, `.`, `_` and `-`. */
 export const MERCHANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -68,6 +69,8 @@ export class MerchantService {
     if (!/^[A-Z]{3}$/.test(input.currency) || !isCurrencyWithMinorUnits(input.currency)) {
       errors.push({ field: 'currency', message: 'must be an ISO 4217 code such as DKK' });
     }
+    const urlProblem = input.webhookUrl === undefined ? undefined : checkMerchantUrl(input.webhookUrl, input.sandbox);
+    if (urlProblem) errors.push({ field: 'webhookUrl', message: urlProblem });
     if (errors.length > 0) throw validationError(errors);
 
     const merchant: Merchant = {
@@ -111,11 +114,15 @@ export class MerchantService {
   }
 
   /**
-   * Sets or clears the merchant's default notification URL.
-   * @throws KassaError MERCHANT_NOT_FOUND.
+   * Sets or clears the merchant's default notification URL (https; http and loopback for sandbox merchants only).
+   * @throws KassaError MERCHANT_NOT_FOUND, VALIDATION_FAILED naming webhookUrl.
    */
   async setWebhookUrl(merchantId: string, url: string | undefined): Promise<void> {
-    if (!(await this.store.merchants.setWebhookUrl(merchantId, url))) throw new KassaError('MERCHANT_NOT_FOUND');
+    const merchant = await this.store.merchants.find(merchantId);
+    if (!merchant) throw new KassaError('MERCHANT_NOT_FOUND');
+    const problem = url === undefined ? undefined : checkMerchantUrl(url, merchant.sandbox);
+    if (problem) throw validationError([{ field: 'webhookUrl', message: problem }]);
+    await this.store.merchants.setWebhookUrl(merchantId, url);
   }
 
   /** Whether any merchant exists (first start creates the demo merchant when none does). */

@@ -1,5 +1,6 @@
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
+import { checkMerchantUrl } from '../merchants/merchant-url.js';
 import type { BinTable } from '../ports/bin-table.js';
 import type { CardVault } from '../ports/card-vault.js';
 import type { Clock } from '../ports/clock.js';
@@ -17,7 +18,6 @@ import type { Payment, SurchargeConsent } from './payment.js';
 import { payIdFromUuid } from './payment.js';
 import { enqueuePaymentEvent } from './payment-events.js';
 import type { CardInput, CreatePaymentCommand } from './payment-request.js';
-import { checkMerchantUrl } from './payment-service.js';
 
 /** What the hosted flows need. */
 export interface HostedPaymentServiceDeps {

@@ -1,7 +1,7 @@
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { isCurrencyWithMinorUnits } from '../merchants/merchant-service.js';
-import { isNonPublicHostLiteral } from '../notifications/address-policy.js';
+import { checkMerchantUrl } from '../merchants/merchant-url.js';
 import type { Acquirer, AcquirerAuthorizationResult } from '../ports/acquirer.js';
 import type { BinTable } from '../ports/bin-table.js';
 import type { CardVault } from '../ports/card-vault.js';
@@ -801,32 +801,9 @@ export class PaymentService {
 }
 
 /**
- * Checks a merchant URL (return, cancel, webhook): https, or http and loopback hosts for sandbox merchants only
- * (DESIGN.md §4). The notification dispatcher re-checks resolved addresses at delivery (SSRF guard).
- * @returns a message, or undefined when the URL is acceptable.
- */
-export function checkMerchantUrl(url: string, sandbox: boolean): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an https URL';
-  if (sandbox) return undefined;
-  if (parsed.protocol !== 'https:') return 'must be an https URL (http is allowed for sandbox merchants only)';
-  // Loopback, private, link-local and unspecified literals (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, ::1,
-  // fc00::/7, fe80::/10, 0.0.0.0, …); names are checked on their resolved addresses at delivery (SSRF guard).
-  if (isNonPublicHostLiteral(parsed.hostname)) {
-    return 'loopback and private addresses are allowed for sandbox merchants only';
-  }
-  return undefined;
-}
-
-/**
  * Where the cardholder's browser goes when a payment's 3-D Secure pages are done (DESIGN.md §4): urls.cancel after
- * a challenge (20010003) or hosted payment (20040002) the cardholder cancelled, when the merchant gave one, else urls.return; `PayId=<payId>`
- * appended. Undefined when the merchant gave neither (the page then shows the outcome itself).
+ * a challenge (20010003) or hosted payment (20040002) the cardholder cancelled, when the merchant gave one, else
+ * urls.return; `PayId=<payId>` appended. Undefined when the merchant gave neither (the page then shows the outcome itself).
  */
 export function returnUrlOf(payment: Payment): string | undefined {
   const cancelled = payment.responseCode === '20010003' || payment.responseCode === '20040002';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { checkMerchantUrl } from '../../../src/domain/merchants/merchant-url.js';
 import { isNonPublicAddress, isNonPublicHostLiteral } from '../../../src/domain/notifications/address-policy.js';
-import { checkMerchantUrl } from '../../../src/domain/payments/payment-service.js';
 
 // Security (SSRF, DESIGN.md §5): these addresses must never be reachable for a production merchant.
 const NON_PUBLIC = [

@@ -5,7 +5,7 @@
  * axe-core; screenshots of the card step and the review step go to test-artifacts/. Serial, one browser (2 cores).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPan } from '../../helpers/cards.js';
