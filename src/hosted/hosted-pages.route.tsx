@@ -85,6 +85,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         {body}
       </Layout>,
       nonce,
+      { connectSelf: true },
       status,
     );
   };
@@ -155,6 +156,27 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     }
     if (!target) return message(reply, 'en', 'notFound', 404);
     return reply.redirect(target, 303);
+  };
+
+  /**
+   * The checks of every payment page: the signed link (`t` from the query, or the form), the CSRF token of a form,
+   * and — unless `waiting` is false — that the payment still waits for the cardholder (else on to where it ended).
+   * @returns the payment, its merchant, the link token and the page language; undefined when it has answered.
+   */
+  const gate = async (request: FastifyRequest, reply: FastifyReply, how: { form: boolean; waiting?: boolean }) => {
+    const source = (how.form ? request.body : request.query) as Form | undefined;
+    const t = source?.t ?? '';
+    const ctx = await paymentFromLink(request, reply, t);
+    if (!ctx) return undefined;
+    if (how.form && !links.verifyCsrf(ctx.payment.payId, t, source?.csrf)) {
+      await message(reply, languageOf(request), 'linkInvalid', 403);
+      return undefined;
+    }
+    if (how.waiting !== false && (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS)) {
+      await finished(request, reply, ctx.payment);
+      return undefined;
+    }
+    return { ...ctx, t, lang: languageOf(request, ctx.payment.language) };
   };
 
   // --- Hosted payment page: checkout step ---------------------------------------------------------------------
@@ -255,36 +277,33 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   };
 
   app.get('/hosted/payments/:payId', { schema: { hide: true } }, async (request, reply) => {
-    const t = (request.query as Form).t;
-    const ctx = await paymentFromLink(request, reply, t);
-    if (!ctx) return reply;
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
-    const lang = languageOf(request, ctx.payment.language);
-    return renderCardStep(reply, { payment: ctx.payment, merchantName: ctx.merchant.name }, lang, t ?? '', [], {});
+    const g = await gate(request, reply, { form: false });
+    if (!g) return reply;
+    return renderCardStep(reply, { payment: g.payment, merchantName: g.merchant.name }, g.lang, g.t, [], {});
   });
 
   app.post('/hosted/payments/:payId/card', { schema: { hide: true } }, async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    const ctx = await paymentFromLink(request, reply, form.t);
-    if (!ctx) return reply;
-    const t = form.t ?? '';
-    if (!links.verifyCsrf(ctx.payment.payId, t, form.csrf))
-      return message(reply, languageOf(request), 'linkInvalid', 403);
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
-    const lang = languageOf(request, ctx.payment.language);
-    const result = await hosted.takeCard(ctx.merchant, ctx.payment, {
+    const g = await gate(request, reply, { form: true });
+    if (!g) return reply;
+    const form = request.body as Form;
+    const result = await hosted.takeCard(g.merchant, g.payment, {
       number: (form.number ?? '').replace(/[\s-]/g, ''),
       expiryDate: expiryFromForm(form.expiry),
       securityCode: (form.securityCode ?? '').trim(),
       cardholderName: form.cardholderName?.trim() || undefined,
     });
     if (!result.ok) {
-      return renderCardStep(reply, { payment: ctx.payment, merchantName: ctx.merchant.name }, lang, t, result.errors, {
-        expiry: form.expiry,
-        cardholderName: form.cardholderName,
-      });
+      const values = { expiry: form.expiry, cardholderName: form.cardholderName };
+      return renderCardStep(
+        reply,
+        { payment: g.payment, merchantName: g.merchant.name },
+        g.lang,
+        g.t,
+        result.errors,
+        values,
+      );
     }
-    return reply.redirect(paymentUrl(ctx.payment.payId, t, '/review'), 303);
+    return reply.redirect(paymentUrl(g.payment.payId, g.t, '/review'), 303);
   });
 
   // Live preview for card-step.js: brand and surcharge of the first digits. Same link and CSRF checks as the forms.
@@ -311,10 +330,9 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   // Where Kassa's 3-D Secure pages send a hosted payment page try that ended declined (see sessionReturnUrl).
   app.get('/hosted/payments/:payId/result', { schema: { hide: true } }, async (request, reply) => {
-    const t = (request.query as Form).t;
-    const ctx = await paymentFromLink(request, reply, t);
-    if (!ctx) return reply;
-    return finished(request, reply, ctx.payment);
+    const g = await gate(request, reply, { form: false, waiting: false });
+    if (!g) return reply;
+    return finished(request, reply, g.payment);
   });
 
   // --- Review step ----------------------------------------------------------------------------------------------
@@ -355,47 +373,36 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   };
 
   app.get('/hosted/payments/:payId/review', { schema: { hide: true } }, async (request, reply) => {
-    const t = (request.query as Form).t;
-    const ctx = await paymentFromLink(request, reply, t);
-    if (!ctx) return reply;
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
-    if (!ctx.payment.card) return reply.redirect(paymentUrl(ctx.payment.payId, t ?? ''), 303);
-    return renderReview(reply, ctx.payment, ctx.merchant.name, languageOf(request, ctx.payment.language), t ?? '');
+    const g = await gate(request, reply, { form: false });
+    if (!g) return reply;
+    if (!g.payment.card) return reply.redirect(paymentUrl(g.payment.payId, g.t), 303);
+    return renderReview(reply, g.payment, g.merchant.name, g.lang, g.t);
   });
 
   app.post('/hosted/payments/:payId/confirm', { schema: { hide: true } }, async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    const ctx = await paymentFromLink(request, reply, form.t);
-    if (!ctx) return reply;
-    const t = form.t ?? '';
-    if (!links.verifyCsrf(ctx.payment.payId, t, form.csrf))
-      return message(reply, languageOf(request), 'linkInvalid', 403);
-    if (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS) return finished(request, reply, ctx.payment);
-    if (!ctx.payment.card) return reply.redirect(paymentUrl(ctx.payment.payId, t), 303);
-    const lang = languageOf(request, ctx.payment.language);
+    const g = await gate(request, reply, { form: true });
+    if (!g) return reply;
+    if (!g.payment.card) return reply.redirect(paymentUrl(g.payment.payId, g.t), 303);
     let payment: Payment;
     try {
-      payment = await hosted.recordConsent(ctx.payment, { totalValue: Number(form.totalValue), language: lang });
+      const totalValue = Number((request.body as Form).totalValue);
+      payment = await hosted.recordConsent(g.payment, { totalValue, language: g.lang });
     } catch (error) {
       if (error instanceof KassaError && error.code === 'QUOTE_CHANGED') {
-        return renderReview(reply, ctx.payment, ctx.merchant.name, lang, t, MESSAGES[lang].quoteChanged);
+        return renderReview(reply, g.payment, g.merchant.name, g.lang, g.t, MESSAGES[g.lang].quoteChanged);
       }
       throw error;
     }
-    const outcome = await opts.confirm(request, payment, lang);
+    const outcome = await opts.confirm(request, payment, g.lang);
     if (outcome.kind === 'REDIRECT') return reply.redirect(outcome.url, 303);
-    if (outcome.kind === 'CARD_GONE') return reply.redirect(paymentUrl(payment.payId, t), 303);
+    if (outcome.kind === 'CARD_GONE') return reply.redirect(paymentUrl(payment.payId, g.t), 303);
     return finished(request, reply, outcome.payment);
   });
 
   app.post('/hosted/payments/:payId/cancel', { schema: { hide: true } }, async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    const ctx = await paymentFromLink(request, reply, form.t);
-    if (!ctx) return reply;
-    if (!links.verifyCsrf(ctx.payment.payId, form.t ?? '', form.csrf))
-      return message(reply, languageOf(request), 'linkInvalid', 403);
-    if (ctx.payment.status !== 'PENDING') return finished(request, reply, ctx.payment);
-    return finished(request, reply, await hosted.cancel(ctx.payment));
+    const g = await gate(request, reply, { form: true });
+    if (!g) return reply;
+    return finished(request, reply, await hosted.cancel(g.payment));
   });
 
   // --- Scripts (same origin, served with the nonce'd <script src>) ----------------------------------------------

@@ -1,7 +1,7 @@
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkMerchantUrl } from '../merchants/merchant-url.js';
-import type { BinTable } from '../ports/bin-table.js';
+import type { BinRecord, BinTable } from '../ports/bin-table.js';
 import type { CardVault } from '../ports/card-vault.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
@@ -204,13 +204,7 @@ export class HostedPaymentService {
   async quote(merchant: Merchant, payment: Payment, cardNumberPrefix: string): Promise<SurchargeQuote> {
     const digits = cardNumberPrefix.replace(/\D/g, '');
     const bin = digits.length >= 6 ? this.deps.bins.lookup(digits) : undefined;
-    const settings = await this.deps.store.surchargeSettings.get(merchant.merchantId);
-    const decision = decideSurcharge({
-      settings: settings?.settings,
-      merchant: { country: merchant.country, currency: merchant.currency },
-      payment: { value: payment.value, currency: payment.currency },
-      card: bin,
-    });
+    const decision = await this.decide(this.deps.store, merchant, payment, bin);
     return {
       brand: bin?.brand ?? detectBrand(digits),
       decision,
@@ -325,6 +319,22 @@ export class HostedPaymentService {
     return failed;
   }
 
+  /** The surcharge decision (DESIGN.md §7) for a card — or, before it is known, `undefined` — under the merchant's settings. */
+  private async decide(
+    store: Store,
+    merchant: Merchant,
+    amount: { value: number; currency: string },
+    card: BinRecord | undefined,
+  ): Promise<SurchargeDecision> {
+    const settings = await store.surchargeSettings.get(merchant.merchantId);
+    return decideSurcharge({
+      settings: settings?.settings,
+      merchant: { country: merchant.country, currency: merchant.currency },
+      payment: { value: amount.value, currency: amount.currency },
+      card,
+    });
+  }
+
   /** A new PENDING hosted payment; its surcharge is decided as far as possible before the card is known. */
   private async newPendingPayment(
     merchant: Merchant,
@@ -344,13 +354,7 @@ export class HostedPaymentService {
     store: Store = this.deps.store,
   ): Promise<Payment> {
     const now = this.deps.clock.now();
-    const settings = await store.surchargeSettings.get(merchant.merchantId);
-    const before = decideSurcharge({
-      settings: settings?.settings,
-      merchant: { country: merchant.country, currency: merchant.currency },
-      payment: { value: p.value, currency: p.currency },
-      card: undefined,
-    });
+    const before = await this.decide(store, merchant, p, undefined);
     return {
       ...p,
       payId: payIdFromUuid(this.deps.ids.uuid()),

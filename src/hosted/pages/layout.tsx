@@ -27,16 +27,26 @@ button.secondary{background:#fff;color:#1f5fbf;border:1px solid #1f5fbf}
 .brand{color:#333;margin:.25rem 0 0;min-height:1.5em}
 .preview{color:#333;font-size:.95rem;min-height:1.5em}
 a{color:#1f5fbf}
+.button{display:inline-block;margin-top:1rem;padding:.7rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:4px;background:#1f5fbf;color:#fff;text-decoration:none;cursor:pointer}
+.method-frame{position:absolute;width:0;height:0;border:0;visibility:hidden}
 `;
 
-/** The page frame: language, title, CSP nonce for the inline style and scripts. */
+/**
+ * The frame of every hosted page (card, review, checkout, 3-D Secure): language, title, the nonce'd style, and either
+ * a same-origin script (`script`, a URL) or fixed inline script text (`inlineScript`, never request data: pages pass
+ * their data through `data-*` attributes on <body>, which Preact escapes).
+ */
 export function Layout(props: {
-  lang: Language;
+  lang: Language | string;
   title: string;
   nonce: string;
   children: ComponentChildren;
   script?: string;
+  inlineScript?: string;
+  head?: ComponentChildren;
+  data?: Record<string, string>;
 }) {
+  const data = Object.fromEntries(Object.entries(props.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
   return (
     <html lang={props.lang}>
       <head>
@@ -45,10 +55,12 @@ export function Layout(props: {
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
         <style nonce={props.nonce}>{CSS}</style>
+        {props.head}
       </head>
-      <body>
+      <body {...data}>
         <main>{props.children}</main>
         {props.script && <script nonce={props.nonce} src={props.script} defer />}
+        {props.inlineScript && <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: props.inlineScript }} />}
       </body>
     </html>
   );

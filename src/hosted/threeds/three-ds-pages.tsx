@@ -5,53 +5,11 @@
  * their data from `data-*` attributes, so nothing request-derived is ever interpolated into script.
  * Works without JavaScript: every automatic step has a visible button or link in <noscript>.
  */
-import type { ComponentChildren, VNode } from 'preact';
+import type { VNode } from 'preact';
+import { Layout } from '../pages/layout.js';
 
 /** The message the method-notification page posts to its parent (Kassa's method page, same origin). */
 export const METHOD_COMPLETE_MESSAGE = 'kassa:3ds-method-complete';
-
-const CSS = `
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f4f5f7}
-main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}
-h1{font-size:1.3rem;margin:0 0 1rem}
-.button{display:inline-block;margin-top:1rem;padding:.7rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:4px;background:#1f5fbf;color:#fff;text-decoration:none;cursor:pointer}
-.button:focus,a:focus{outline:3px solid #1f5fbf;outline-offset:2px}
-.method-frame{position:absolute;width:0;height:0;border:0;visibility:hidden}
-a{color:#1f5fbf}
-`;
-
-/** The frame of every 3-D Secure page: `lang`, title, nonce'd style, optional nonce'd script (fixed text). */
-function Frame(props: {
-  lang: string;
-  title: string;
-  nonce: string;
-  children: ComponentChildren;
-  script?: string;
-  head?: ComponentChildren;
-  data?: Record<string, string>;
-}): VNode {
-  const data = Object.fromEntries(Object.entries(props.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
-  return (
-    <html lang={props.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>{props.title}</title>
-        <style nonce={props.nonce}>{CSS}</style>
-        {props.head}
-      </head>
-      <body {...data}>
-        <main>{props.children}</main>
-        {props.script && (
-          // Fixed script text from this module (never request data), allowed by the CSP nonce.
-          <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: props.script }} />
-        )}
-      </body>
-    </html>
-  );
-}
 
 // Fixed scripts. They read URLs from data-* attributes (escaped by Preact), never from interpolated text.
 const AUTO_SUBMIT = "document.getElementById('autopost').submit();";
@@ -79,11 +37,11 @@ export function MethodPage(props: {
   timeoutMs: number;
 }): VNode {
   return (
-    <Frame
+    <Layout
       lang={props.lang}
       title="Checking your card"
       nonce={props.nonce}
-      script={METHOD_SCRIPT}
+      inlineScript={METHOD_SCRIPT}
       data={{ next: props.continueUrl, timeout: String(props.timeoutMs) }}
     >
       <h1>Checking your card</h1>
@@ -101,23 +59,23 @@ export function MethodPage(props: {
           Continue
         </a>
       </noscript>
-    </Frame>
+    </Layout>
   );
 }
 
 /** Served inside the method iframe when the ACS calls back: tells the parent page that the method completed. */
 export function MethodNotificationPage(props: { nonce: string }): VNode {
   return (
-    <Frame lang="en" title="Card check complete" nonce={props.nonce} script={NOTIFY_PARENT}>
+    <Layout lang="en" title="Card check complete" nonce={props.nonce} inlineScript={NOTIFY_PARENT}>
       <p>Card check complete.</p>
-    </Frame>
+    </Layout>
   );
 }
 
 /** POSTs the browser's `creq` to the ACS's acsURL (EMVCo browser challenge), automatically or by button. */
 export function ChallengeRedirectPage(props: { nonce: string; lang: string; acsURL: string; creq: string }): VNode {
   return (
-    <Frame lang={props.lang} title="Verify your purchase" nonce={props.nonce} script={AUTO_SUBMIT}>
+    <Layout lang={props.lang} title="Verify your purchase" nonce={props.nonce} inlineScript={AUTO_SUBMIT}>
       <h1>Verify your purchase</h1>
       <p role="status">Taking you to your bank to confirm this payment.</p>
       <form id="autopost" method="post" action={props.acsURL}>
@@ -128,14 +86,14 @@ export function ChallengeRedirectPage(props: { nonce: string; lang: string; acsU
           </button>
         </noscript>
       </form>
-    </Frame>
+    </Layout>
   );
 }
 
 /** The result is not in yet: re-checks `retryUrl` every 2 seconds (meta refresh; no script needed). */
 export function WaitingPage(props: { nonce: string; lang: string; retryUrl?: string }): VNode {
   return (
-    <Frame
+    <Layout
       lang={props.lang}
       title="Waiting for your bank"
       nonce={props.nonce}
@@ -148,7 +106,7 @@ export function WaitingPage(props: { nonce: string; lang: string; retryUrl?: str
           Check again
         </a>
       )}
-    </Frame>
+    </Layout>
   );
 }
 
@@ -161,18 +119,18 @@ export function FinishedPage(props: { nonce: string; lang: string; succeeded: bo
   const title = props.succeeded ? 'Payment completed' : 'Payment not completed';
   if (props.returnUrl === undefined) {
     return (
-      <Frame lang={props.lang} title={title} nonce={props.nonce}>
+      <Layout lang={props.lang} title={title} nonce={props.nonce}>
         <h1>{title}</h1>
         <p role="status">{props.succeeded ? 'You can close this window.' : 'The payment was not completed.'}</p>
-      </Frame>
+      </Layout>
     );
   }
   return (
-    <Frame
+    <Layout
       lang={props.lang}
       title={title}
       nonce={props.nonce}
-      script={NAVIGATE}
+      inlineScript={NAVIGATE}
       data={{ next: props.returnUrl }}
       head={
         <noscript>
@@ -185,16 +143,16 @@ export function FinishedPage(props: { nonce: string; lang: string; succeeded: bo
       <a class="button" href={props.returnUrl}>
         Return to the shop
       </a>
-    </Frame>
+    </Layout>
   );
 }
 
 /** Unknown payment, wrong token or expired link: one answer for all (no oracle). */
 export function InvalidLinkPage(props: { nonce: string }): VNode {
   return (
-    <Frame lang="en" title="Link not valid" nonce={props.nonce}>
+    <Layout lang="en" title="Link not valid" nonce={props.nonce}>
       <h1>Link not valid</h1>
       <p role="status">This payment link is invalid or has expired. Please return to the shop and start again.</p>
-    </Frame>
+    </Layout>
   );
 }

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ThreeDSBrowserStep } from '../../domain/payments/payment-service.js';
 import { THREE_DS_PATHS } from '../../domain/payments/three-ds-links.js';
-import { originOf, sendThreeDSPage, threeDSNonce } from './send-three-ds-page.js';
+import { newNonce, originOf, sendPage } from '../render.js';
 import {
   ChallengeRedirectPage,
   FinishedPage,
@@ -38,14 +38,14 @@ const LANG = 'en';
 
 /** Renders a browser step as its page, with the CSP that step needs (ACS origins for forms and frames). */
 export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): FastifyReply {
-  const nonce = threeDSNonce();
+  const nonce = newNonce();
   switch (step.kind) {
     case 'INVALID_LINK':
-      return sendThreeDSPage(reply, InvalidLinkPage({ nonce }), nonce, {}, 404);
+      return sendPage(reply, InvalidLinkPage({ nonce }), nonce, {}, 404);
     case 'METHOD': {
       const origin = originOf(step.threeDSMethodURL);
       const acs = origin === undefined ? [] : [origin];
-      return sendThreeDSPage(
+      return sendPage(
         reply,
         MethodPage({
           nonce,
@@ -61,7 +61,7 @@ export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): 
     }
     case 'CHALLENGE': {
       const origin = originOf(step.acsURL);
-      return sendThreeDSPage(
+      return sendPage(
         reply,
         ChallengeRedirectPage({ nonce, lang: LANG, acsURL: step.acsURL, creq: step.creq }),
         nonce,
@@ -69,10 +69,10 @@ export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): 
       );
     }
     case 'WAITING':
-      return sendThreeDSPage(reply, WaitingPage({ nonce, lang: LANG, retryUrl: step.retryUrl }), nonce);
+      return sendPage(reply, WaitingPage({ nonce, lang: LANG, retryUrl: step.retryUrl }), nonce);
     case 'FINISHED': {
       const succeeded = step.payment.status === 'AUTHORIZED' || step.payment.status === 'OK';
-      return sendThreeDSPage(reply, FinishedPage({ nonce, lang: LANG, succeeded, returnUrl: step.returnUrl }), nonce);
+      return sendPage(reply, FinishedPage({ nonce, lang: LANG, succeeded, returnUrl: step.returnUrl }), nonce);
     }
   }
 }
@@ -92,8 +92,8 @@ export async function threeDSPageRoutes(app: FastifyInstance, opts: ThreeDSPageR
     const form = (request.body ?? {}) as Form;
     await payments.recordThreeDSMethodCompletion(payId, form.threeDSMethodData);
     // Same page whether or not it was recorded: the parent continues either way, and nothing is revealed.
-    const nonce = threeDSNonce();
-    return sendThreeDSPage(reply, MethodNotificationPage({ nonce }), nonce, { framedBySelf: true });
+    const nonce = newNonce();
+    return sendPage(reply, MethodNotificationPage({ nonce }), nonce, { framedBySelf: true });
   });
 
   app.get(THREE_DS_PATHS.continue, hide, async (request, reply) => {
