@@ -53,6 +53,9 @@ import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
 
+/** How long close() waits for requests still being handled before it closes the database. */
+const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
+
 /** Request body limit: payment requests are small. */
 const BODY_LIMIT = 256 * 1024; // 256 KiB
 
@@ -233,7 +236,18 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.setNotFoundHandler((request, reply) =>
     sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
   );
+  // Requests being handled: close() waits for them before it closes the database (graceful shutdown, DESIGN.md §9).
+  // Once closing, a request arriving on a kept-alive connection gets 503 and `connection: close`, never the database.
+  // Counted until the handler has answered (onSend), not until the socket closes: a client that aborts leaves its
+  // handler running, and that handler must still find the database open.
+  const inFlight = new Set<string>();
+  let closing = false;
   app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      return sendProblem(request, reply, 'SERVICE_UNAVAILABLE', 'Kassa is shutting down; retry');
+    }
+    inFlight.add(request.id);
     reply.header('x-request-id', request.id);
     if (
       config.tls.mode === 'proxy' &&
@@ -242,6 +256,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ) {
       await sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
     }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    inFlight.delete(request.id);
+    // While closing, the client must not reuse the connection: the server can only finish closing once it ends.
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (request) => {
+    inFlight.delete(request.id);
   });
   // problem+json bodies must keep their media type; Fastify would otherwise default objects to application/json.
   app.addContentTypeParser(PROBLEM_JSON, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'ignore'));
@@ -361,7 +383,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     db,
     secrets,
     close: async () => {
+      closing = true;
       await app.close();
+      const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       await db.close();
     },
   };
