@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -8,7 +9,7 @@ import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config/config.js';
+import { type Config, loadConfig } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
@@ -390,4 +391,24 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await db.close();
     },
   };
+}
+
+/**
+ * The OpenAPI description of the API (spec §9.3) exactly as `/openapi.json` serves it, built on a throwaway in-memory
+ * database with the canonical public URL. `npm run openapi` writes it to openapi.json; a test keeps the two equal.
+ */
+export async function buildOpenApiDocument(): Promise<unknown> {
+  const config = loadConfig({
+    DATABASE_URL: 'sqlite::memory:',
+    KASSA_PUBLIC_URL: 'https://localhost:8443',
+    KASSA_DATA_DIR: tmpdir(),
+    LOG_LEVEL: 'silent',
+  });
+  const kassa = await buildApp(config, {
+    secrets: { tokenSecret: 'openapi-generation-only-openapi-generation', dataKey: 'openapi-generation-only-openapi' },
+  });
+  await kassa.app.ready();
+  const document = kassa.app.swagger();
+  await kassa.close();
+  return document;
 }

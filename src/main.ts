@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Services } from './app.js';
-import { buildApp, buildServices, type Kassa, openDatabase } from './app.js';
+import { buildApp, buildOpenApiDocument, buildServices, type Kassa, openDatabase } from './app.js';
 import { type Config, ConfigError, describeConfig, loadConfig } from './config/config.js';
 import { loadRuntimeSecrets } from './config/data-dir.js';
 import { KassaError } from './domain/errors/error-catalogue.js';
@@ -105,20 +105,7 @@ program
   .command('openapi')
   .description('print the OpenAPI description of the API (JSON), as served at /openapi.json')
   .action(async () => {
-    const config = loadConfig({
-      ...process.env,
-      DATABASE_URL: 'sqlite::memory:',
-      KASSA_PUBLIC_URL: 'https://localhost:8443',
-    });
-    const kassa = await buildApp(config, {
-      secrets: {
-        tokenSecret: 'openapi-generation-only-openapi-generation',
-        dataKey: 'openapi-generation-only-openapi',
-      },
-    });
-    await kassa.app.ready();
-    console.log(JSON.stringify(kassa.app.swagger(), null, 2));
-    await kassa.close();
+    console.log(JSON.stringify(await buildOpenApiDocument(), null, 2));
   });
 
 program
