@@ -15,7 +15,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
   beforeAll(async () => {
     t = await startTestKassa(dialect);
     client = new HostedClient(t);
-    dk = await t.createMerchant({ country: 'DK', currency: 'DKK' });
+    dk = await t.createMerchant({ country: 'DK', currency: 'DKK', webhookUrl: 'http://127.0.0.1:9/kassa-events' });
     await t.kassa.services.surcharge.enable(
       dk.merchantId,
       [
@@ -159,6 +159,11 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
         totalAmount: { value: total, capturedValue: total },
       });
       expect(details.operations[0].totalAmount.value).toBe(total);
+      // The Authentication Notification is for server-to-server integrations only (spec §2.1 rule 1).
+      const events = (await t.call('GET', `/api/v1/notifications?payId=${p.payId}`, { auth: dk })).body.notifications;
+      const types = events.map((e: { type: string }) => e.type);
+      expect(types).toContain('payment.authorized');
+      expect(types).not.toContain('authentication');
     },
   );
 

@@ -738,6 +738,9 @@ export class PaymentService {
     payment: Payment,
     authenticationResponse: AuthenticationResponse,
   ): Promise<void> {
+    // Only server-to-server integrations receive it (spec §2.1 rule 1, §4.7): a hosted payment's merchant never
+    // handled the card and learns the outcome from payment.* events and getByPayId.
+    if (payment.integrationType !== 'DIRECT') return;
     const check = validateAuthenticationResponse(authenticationResponse);
     if (!check.ok) {
       this.deps.onInvalidAuthenticationResponse?.(payment.payId, check.errors);
