@@ -33,6 +33,8 @@ interface Case {
   challenge?: boolean;
   /** Also type a bad card number first, to scan the card step with its errors. */
   typoFirst?: boolean;
+  /** MANUAL capture, then a partial capture and a partial refund through the API (surcharge shares, spec §1.10). */
+  manualFollowUps?: boolean;
   texts: { cardFee: string; pay: RegExp; next: string; continueToPayment?: string; otp?: string };
 }
 
@@ -100,6 +102,17 @@ const CASES: Case[] = [
     fee: 450,
     reason: 'COMMERCIAL_CARD',
     challenge: true,
+    texts: EN,
+  },
+  {
+    name: 'forms-dk-commercial-visa-manual-capture-refund',
+    integration: 'HOSTED_FORMS',
+    merchant: 'dk',
+    pan: testPan('40000010', '1000'),
+    value: 10_000,
+    fee: 180,
+    reason: 'COMMERCIAL_CARD',
+    manualFollowUps: true,
     texts: EN,
   },
   {
@@ -185,6 +198,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
         amount: { value: c.value, currency },
         urls: URLS,
         ...(c.language && { language: c.language }),
+        ...(c.manualFollowUps && { captureMethod: { type: 'MANUAL' } }),
       };
       const link =
         c.integration === 'HOSTED_FORMS'
@@ -267,16 +281,17 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
       // The binding amounts: details and the payment.authorized notification agree with what the page showed.
       const details = (await t.call('GET', `/api/v1/payments/getByTransId/${transId}`, { auth: creds })).body;
       const total = c.value + c.fee;
+      const captured = c.manualFollowUps ? 0 : 1;
       expect(details).toMatchObject({
-        status: 'OK',
-        amount: { value: c.value, currency, capturedValue: c.value },
+        status: c.manualFollowUps ? 'AUTHORIZED' : 'OK',
+        amount: { value: c.value, currency, capturedValue: c.value * captured },
         surcharge: {
           status: c.fee > 0 ? 'APPLIED' : 'NOT_OFFERED',
           reason: c.reason,
           value: c.fee,
-          capturedValue: c.fee,
+          capturedValue: c.fee * captured,
         },
-        totalAmount: { value: total, currency, capturedValue: total },
+        totalAmount: { value: total, currency, capturedValue: total * captured },
       });
       if (c.challenge) expect(details.threeDS).toMatchObject({ transStatus: 'Y' });
       const events = (await t.call('GET', `/api/v1/notifications?payId=${details.payId}`, { auth: creds })).body;
@@ -289,6 +304,31 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
         .where('pay_id', '=', details.payId)
         .executeTakeFirstOrThrow();
       expect(JSON.parse(consent.surcharge_consent ?? '{}')).toMatchObject({ surchargeValue: c.fee, totalValue: total });
+      if (c.manualFollowUps) {
+        // Money: the merchant captures and refunds in its own basis; Kassa adds the surcharge share (spec §1.10).
+        const base = `/api/v1/payments/${details.payId}`;
+        const capture = await t.call('POST', `${base}/captures`, {
+          auth: creds,
+          json: { transId, amount: { value: 6_000, currency }, refNr: 'shipment-1' },
+        });
+        expect(capture.status).toBe(201);
+        const refund = await t.call('POST', `${base}/refunds`, {
+          auth: creds,
+          json: { transId, amount: { value: 2_500, currency }, refNr: 'return-1' },
+        });
+        expect(refund.status).toBe(201);
+        const after = (await t.call('GET', `/api/v1/payments/getByPayId/${details.payId}`, { auth: creds })).body;
+        expect(after).toMatchObject({
+          status: 'OK',
+          amount: { capturedValue: 6_000, refundedValue: 2_500 },
+          surcharge: { value: 180, capturedValue: 108, refundedValue: 45 },
+          totalAmount: { value: 10_180, capturedValue: 6_108, refundedValue: 2_545 },
+        });
+        writeFileSync(
+          `${ARTIFACTS}/hosted-surcharged-after-capture-and-refund.json`,
+          `${JSON.stringify(after, null, 2)}\n`,
+        );
+      }
       observed.push(
         `| ${c.name} | ${c.fee} | ${total} ${currency} | ${details.status} | ${details.surcharge.reason} |`,
       );
