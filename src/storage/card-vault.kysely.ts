@@ -2,23 +2,12 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import type { Kysely } from 'kysely';
 import type { CardInput } from '../domain/payments/payment-request.js';
 import type { CardVault } from '../domain/ports/card-vault.js';
-import type { Database } from './database.js';
+import type { Database, PendingCardTable } from './database.js';
 import { toDbTime } from './rows.js';
 
 /** Row of `pending_card` (migration 2026-11-21-0004): the card, AES-256-GCM encrypted. Base64 text columns. */
-export interface PendingCardTable {
-  pay_id: string;
-  /** Which key derivation encrypted the row (`v1`: HKDF-SHA256(dataKey, info "kassa/card-vault/v1")). */
-  key_version: string;
-  /** 96-bit GCM nonce, fresh per row. */
-  iv: string;
-  ciphertext: string;
-  /** 128-bit GCM tag. */
-  tag: string;
-  expires_at: string;
-}
 
-type Db = Kysely<Database & { pending_card: PendingCardTable }>;
+type Db = Kysely<Database>;
 
 const KEY_VERSION = 'v1';
 
@@ -34,7 +23,7 @@ export class KyselyCardVault implements CardVault {
 
   /** @param dataKey the deployment's data key (KASSA_DATA_KEY or the generated one). */
   constructor(db: Kysely<Database>, dataKey: string) {
-    this.#db = db.withTables<{ pending_card: PendingCardTable }>();
+    this.#db = db;
     this.#key = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), `kassa/card-vault/${KEY_VERSION}`, 32));
   }
 

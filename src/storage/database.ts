@@ -110,9 +110,76 @@ export interface NotificationTable {
   next_attempt_at: string;
   created_at: string;
   delivered_at: string | null;
+  /** A dispatcher's claim lease (migration 0002); NULL when not claimed. */
+  locked_until: string | null;
+}
+
+/** Notification delivery attempts (migration 0002). */
+export interface NotificationAttemptTable {
+  notification_id: string;
+  /** 1, 2, … per notification. */
+  attempt_no: number;
+  attempted_at: string;
+  /** Milliseconds. */
+  duration_ms: number;
+  http_status: number | null;
+  error: string | null;
+}
+
+/** Support-desk changes to a merchant's surcharge settings (migration 0003). */
+export interface SurchargeAuditTable {
+  merchant_id: string;
+  /** 1, 2, … per merchant. */
+  seq: number;
+  /** ENABLE | DISABLE */
+  action: string;
+  actor: string;
+  /** SurchargeSettings as JSON. */
+  settings_before: string;
+  settings_after: string;
+  created_at: string;
+}
+
+/** Encrypted card data between the card step or AReq and authorization (migration 0004). */
+export interface PendingCardTable {
+  pay_id: string;
+  /** Which key derivation encrypted the row (`v1`: HKDF-SHA256(dataKey, info "kassa/card-vault/v1")). */
+  key_version: string;
+  /** 96-bit GCM nonce, fresh per row. */
+  iv: string;
+  ciphertext: string;
+  /** 128-bit GCM tag. */
+  tag: string;
+  expires_at: string;
+}
+
+/** Per-payment 3-D Secure state (migration 0004). */
+export interface ThreeDSTransactionTable {
+  pay_id: string;
+  merchant_id: string;
+  phase: string;
+  three_ds_method_url: string | null;
+  method_status: string;
+  method_started_at: string | null;
+  three_ds_comp_ind: string | null;
+  acs_trans_id: string | null;
+  ds_trans_id: string | null;
+  acs_url: string | null;
+  message_version: string | null;
+  challenge_window_size: string | null;
+  creq: string | null;
+  authentication: string | null;
+  redirect_nonce: string;
+  redirect_expires_at: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Database {
+  notification_attempt: NotificationAttemptTable;
+  surcharge_audit: SurchargeAuditTable;
+  pending_card: PendingCardTable;
+  three_ds_transaction: ThreeDSTransactionTable;
   checkout_session: CheckoutSessionTable;
   merchant: MerchantTable;
   api_key: ApiKeyTable;

@@ -8,12 +8,10 @@ import type {
 } from '../domain/notifications/notification.js';
 import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
-import type { Database } from './database.js';
-import type { NotificationAttemptTable, NotificationDeliveryTables } from './notification-delivery.table.js';
+import type { Database, NotificationAttemptTable } from './database.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
 
-type DeliveryDatabase = Database & NotificationDeliveryTables;
-type NotificationRow = Selectable<DeliveryDatabase['notification']>;
+type NotificationRow = Selectable<Database['notification']>;
 
 /** Longest error text kept per attempt (the column is varchar(500)). */
 const MAX_ERROR_LENGTH = 500;
@@ -51,11 +49,11 @@ function notificationRowToRecord(row: NotificationRow, attempts: DeliveryAttempt
  * work without waiting on each other; SQLite has one writer, which makes the statement a claim by itself.
  */
 export class KyselyNotificationRepository implements NotificationRepository {
-  private readonly db: Kysely<DeliveryDatabase>;
+  private readonly db: Kysely<Database>;
   private readonly sqlite: boolean;
 
   constructor(db: Kysely<Database>) {
-    this.db = db.withTables<NotificationDeliveryTables>();
+    this.db = db;
     this.sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   }
 
@@ -148,7 +146,7 @@ export class KyselyNotificationRepository implements NotificationRepository {
 
   async recordAttempts(records: AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const write = async (db: Kysely<DeliveryDatabase>) => {
+    const write = async (db: Kysely<Database>) => {
       for (const { claim, attempt, outcome } of records) {
         const last = await db
           .selectFrom('notification_attempt')

@@ -5,9 +5,8 @@ import type {
   SurchargeAuditEntry,
   SurchargeSettings,
 } from '../domain/surcharge/surcharge-settings.js';
-import type { Database } from './database.js';
+import type { Database, SurchargeAuditTable } from './database.js';
 import { fromDbTime, fromJson, toDbTime } from './rows.js';
-import type { SurchargeAuditTable } from './surcharge-audit.table.js';
 
 type SurchargeDatabase = Database & { surcharge_audit: SurchargeAuditTable };
 
@@ -29,7 +28,7 @@ export class KyselySurchargeSettingsRepository implements SurchargeSettingsRepos
   private readonly db: Kysely<SurchargeDatabase>;
 
   constructor(db: Kysely<Database>) {
-    this.db = db.withTables<{ surcharge_audit: SurchargeAuditTable }>();
+    this.db = db;
   }
 
   async get(

@@ -7,32 +7,12 @@ import type {
   ThreeDSTransaction,
   ThreeDSTransactionRepository,
 } from '../domain/threeds/three-ds-transaction.js';
-import type { Database } from './database.js';
+import type { Database, ThreeDSTransactionTable } from './database.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
 
 /** Row of `three_ds_transaction` (migration 2026-11-21-0004). Times ISO 8601 text; `authentication` JSON text. */
-export interface ThreeDSTransactionTable {
-  pay_id: string;
-  merchant_id: string;
-  phase: string;
-  three_ds_method_url: string | null;
-  method_status: string;
-  method_started_at: string | null;
-  three_ds_comp_ind: string | null;
-  acs_trans_id: string | null;
-  ds_trans_id: string | null;
-  acs_url: string | null;
-  message_version: string | null;
-  challenge_window_size: string | null;
-  creq: string | null;
-  authentication: string | null;
-  redirect_nonce: string;
-  redirect_expires_at: string;
-  created_at: string;
-  updated_at: string;
-}
 
-type Db = Kysely<Database & { three_ds_transaction: ThreeDSTransactionTable }>;
+type Db = Kysely<Database>;
 
 /** Phases in which the payment waits for the cardholder or the ACS, and so may expire. */
 const WAITING_PHASES: ThreeDSPhase[] = ['METHOD', 'CHALLENGE', 'APP_CHALLENGE', 'DECOUPLED'];
@@ -92,7 +72,7 @@ export class KyselyThreeDSTransactionRepository implements ThreeDSTransactionRep
   readonly #db: Db;
 
   constructor(db: Kysely<Database>) {
-    this.#db = db.withTables<{ three_ds_transaction: ThreeDSTransactionTable }>();
+    this.#db = db;
   }
 
   async save(t: ThreeDSTransaction): Promise<void> {
