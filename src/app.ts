@@ -34,6 +34,7 @@ import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.j
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
 import { followUpRoutes } from './http/routes/follow-ups.route.js';
 import { healthRoutes } from './http/routes/health.route.js';
+import { KassaMetrics, metricsRoute } from './http/routes/metrics.route.js';
 import { notificationRoutes } from './http/routes/notifications.route.js';
 import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
@@ -130,7 +131,10 @@ export function buildServices(
   db: Db,
   secrets: RuntimeSecrets,
   overrides: AppOverrides = {},
-  hooks: Pick<PaymentServiceDeps, 'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl'> = {},
+  hooks: Pick<
+    PaymentServiceDeps,
+    'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl' | 'onPaymentFinal'
+  > = {},
 ): Services {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
@@ -218,8 +222,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   let invalidAuthenticationResponses = 0;
   const links = new HostedLinks(secrets.tokenSecret, config.publicUrl);
+  // Built right after the services (it reads the outbox through them); the payment hook only fires on requests.
+  let metrics: KassaMetrics | undefined;
   const services = buildServices(config, db, secrets, overrides, {
     returnUrl: sessionAwareReturnUrl(links, clock),
+    onPaymentFinal: (payment) => metrics?.paymentFinal(payment),
     onInvalidAuthenticationResponse: (payId, errors) => {
       invalidAuthenticationResponses++;
       app.log.error(
@@ -230,6 +237,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onUnexpectedError: (payId, step, error) =>
       app.log.error({ payId, step, err: error }, 'payment step failed unexpectedly'),
   });
+  metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const auth = merchantAuth(services.merchants, tokens);
 
@@ -311,6 +319,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       },
     },
   });
+  await app.register(metricsRoute, { metrics, adminToken: config.adminToken });
   await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
   await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
   await app.register(followUpRoutes, {
@@ -329,7 +338,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const delivery = createNotificationDelivery(
     new KyselyStore(db.kysely).notifications,
     clock,
-    overrides.notifications,
+    { onAttempt: (outcome) => metrics?.deliveryAttempt(outcome), ...overrides.notifications },
     app.log,
   );
   app.addHook('onListen', async () => delivery.start());

@@ -23,6 +23,8 @@ export interface NotificationDeliverySettings {
   random: () => number;
   /** Replaces the undici sender (tests). */
   sender?: WebhookSender;
+  /** Called after every delivery attempt with its outcome (metrics). */
+  onAttempt?: (outcome: 'DELIVERED' | 'PENDING' | 'FAILED') => void;
 }
 
 /** A dispatcher with its sender, to start when the server listens and to stop (drained) when it closes. */
@@ -51,6 +53,7 @@ export function createNotificationDelivery(
     concurrency: settings.concurrency ?? 16,
     leaseMs: settings.leaseMs ?? timeoutMs + 2_000,
     random: settings.random ?? Math.random,
+    onAttempt: settings.onAttempt,
     log,
   });
   const enabled = settings.enabled ?? true;

@@ -26,6 +26,8 @@ export interface OutboxDispatcherOptions {
   /** Uniform in [0, 1): jitter of the retry schedule. */
   random: () => number;
   log?: DispatcherLog;
+  /** Called after every delivery attempt with what it led to (metrics). */
+  onAttempt?: (outcome: AttemptOutcome['status']) => void;
 }
 
 /**
@@ -137,6 +139,7 @@ export class OutboxDispatcher {
         'notification delivery attempt failed',
       );
     }
+    this.options.onAttempt?.(outcome.status);
     await new Promise<void>((done) => {
       this.unrecorded.push({ record: { claim, attempt: { attemptedAt, ...result }, outcome }, done });
       this.flush();

@@ -69,6 +69,26 @@ export class KyselyNotificationRepository implements NotificationRepository {
     return this.withAttempts(rows);
   }
 
+  async backlog(): Promise<{ pending: number; oldestDueAt?: Date; failed: number }> {
+    // Both read through the (status, next_attempt_at) index.
+    const pending = await this.db
+      .selectFrom('notification')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('next_attempt_at').as('oldest')])
+      .where('status', '=', 'PENDING')
+      .executeTakeFirst();
+    const failed = await this.db
+      .selectFrom('notification')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'FAILED')
+      .executeTakeFirst();
+    const oldest = pending?.oldest;
+    return {
+      pending: Number(pending?.n ?? 0),
+      ...(oldest ? { oldestDueAt: new Date(String(oldest)) } : {}),
+      failed: Number(failed?.n ?? 0),
+    };
+  }
+
   async find(merchantId: string, id: string): Promise<NotificationRecord | undefined> {
     const row = await this.db
       .selectFrom('notification')

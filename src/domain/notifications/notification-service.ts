@@ -50,6 +50,16 @@ export class NotificationService {
   ) {}
 
   /**
+   * The outbox's backlog for operations metrics (DESIGN.md §9): events waiting for delivery, how long the oldest
+   * has been due (seconds, 0 when none), and events that exhausted the retry schedule.
+   */
+  async backlog(): Promise<{ pending: number; oldestDueAgeSeconds: number; failed: number }> {
+    const b = await this.store.notifications.backlog();
+    const age = b.oldestDueAt ? (this.clock.now().getTime() - b.oldestDueAt.getTime()) / 1000 : 0;
+    return { pending: b.pending, oldestDueAgeSeconds: Math.max(0, age), failed: b.failed };
+  }
+
+  /**
    * The notifications of one of the merchant's payments, oldest first, each with every delivery attempt.
    * @throws KassaError PAYMENT_NOT_FOUND for a missing payment and another merchant's payment alike.
    */

@@ -68,6 +68,8 @@ export interface PaymentServiceDeps {
    * sends a declined try back to its own page, where the cardholder may try another card.
    */
   returnUrl?: (payment: Payment) => string | undefined;
+  /** Called once a payment's authorization outcome is final (committed): AUTHORIZED, OK or FAILED (metrics). */
+  onPaymentFinal?: (payment: Payment) => void;
 }
 
 /** What 3-D Secure's transStatus means for the payment (DESIGN.md §6). */
@@ -729,6 +731,7 @@ export class PaymentService {
     });
     // The vaulted card is no longer needed once the payment is final (authorized or failed).
     await this.deps.cardVault.delete(stored.payId);
+    this.deps.onPaymentFinal?.(stored);
     return stored;
   }
 

@@ -116,6 +116,8 @@ export interface NotificationRepository {
   listByPayId(merchantId: string, payId: string): Promise<NotificationRecord[]>;
   /** One of the merchant's notifications, with its attempts; undefined for a missing one and another's alike. */
   find(merchantId: string, id: string): Promise<NotificationRecord | undefined>;
+  /** The outbox's backlog across merchants (operations metrics): events waiting, the oldest one's due time, FAILED. */
+  backlog(): Promise<{ pending: number; oldestDueAt?: Date; failed: number }>;
   /**
    * Queues the notification again: PENDING, due at `now`, a fresh retry schedule, `targetUrl` as given.
    * @returns false when the merchant has no such notification.
