@@ -103,6 +103,8 @@ export interface Kassa {
   services: Services;
   db: Db;
   secrets: RuntimeSecrets;
+  /** Signs hosted-page links. */
+  links: HostedLinks;
   close(): Promise<void>;
 }
 
@@ -392,6 +394,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     services,
     db,
     secrets,
+    links,
     close: async () => {
       closing = true;
       await app.close();
@@ -420,4 +423,32 @@ export async function buildOpenApiDocument(): Promise<unknown> {
   const document = kassa.app.swagger();
   await kassa.close();
   return document;
+}
+
+/** The sandbox merchant created on first start (DESIGN.md §3). */
+export const DEMO_MERCHANT_ID = 'demo';
+
+/**
+ * A ready-to-open demo checkout (DESIGN.md §3): a hosted payment page session of the sandbox `demo` merchant, valid
+ * 24 h, returning to Kassa's demo-shop page. Undefined when there is no sandbox `demo` merchant (a production setup).
+ */
+export async function createDemoCheckout(kassa: Kassa, config: Config): Promise<string | undefined> {
+  const merchant = await kassa.services.merchants.getMerchant(DEMO_MERCHANT_ID).catch(() => undefined);
+  if (!merchant?.sandbox) return undefined;
+  const session = await kassa.services.hosted.createSession(merchant, {
+    merchantId: merchant.merchantId,
+    transId: `demo-${Date.now().toString(36)}`,
+    amount: { value: 12_500, currency: merchant.currency },
+    captureMethod: 'AUTOMATIC',
+    order: {
+      merchantReference: 'demo',
+      items: [
+        { name: 'Coffee beans, 500 g', quantity: 1, unitPrice: 9_500 },
+        { name: 'Shipping', quantity: 1, unitPrice: 3_000 },
+      ],
+    },
+    urls: { return: `${config.publicUrl}/hosted/demo/return`, cancel: `${config.publicUrl}/hosted/demo/cancel` },
+    expiresInSeconds: 24 * 60 * 60,
+  });
+  return kassa.links.url('session', session.sessionId, session.expiresAt);
 }

@@ -1,7 +1,15 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Services } from './app.js';
-import { buildApp, buildOpenApiDocument, buildServices, type Kassa, openDatabase } from './app.js';
+import {
+  buildApp,
+  buildOpenApiDocument,
+  buildServices,
+  createDemoCheckout,
+  DEMO_MERCHANT_ID,
+  type Kassa,
+  openDatabase,
+} from './app.js';
 import { type Config, ConfigError, describeConfig, loadConfig } from './config/config.js';
 import { loadRuntimeSecrets } from './config/data-dir.js';
 import { KassaError } from './domain/errors/error-catalogue.js';
@@ -9,7 +17,12 @@ import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from 
 import type { FeeRule } from './domain/surcharge/surcharge-settings.js';
 
 /** The demo merchant created on first start with an empty database (DESIGN.md §3). */
-export const DEMO_MERCHANT = { merchantId: 'demo', name: 'Kassa Demo Shop', country: 'DK', currency: 'DKK' } as const;
+export const DEMO_MERCHANT = {
+  merchantId: DEMO_MERCHANT_ID,
+  name: 'Kassa Demo Shop',
+  country: 'DK',
+  currency: 'DKK',
+} as const;
 
 function readConfig(): Config {
   try {
@@ -63,6 +76,7 @@ async function serve(): Promise<void> {
     );
   }
   await app.listen({ host: config.host, port: config.port });
+  const demoCheckout = await createDemoCheckout(kassa, config);
   const scheme = config.tls.mode === 'proxy' ? 'http (behind a TLS proxy)' : 'https';
   console.log(
     [
@@ -70,6 +84,9 @@ async function serve(): Promise<void> {
       `  API:       ${config.publicUrl}/api/v1`,
       `  API docs:  ${config.publicUrl}/docs`,
       `  OpenAPI:   ${config.publicUrl}/openapi.json`,
+      demoCheckout
+        ? `  Demo checkout (open it in a browser; test cards in docs/test-cards.md):\n    ${demoCheckout}`
+        : '',
       kassa.secrets.tls?.generated ? `  A self-signed certificate was generated into ${config.dataDir}.` : '',
     ]
       .filter(Boolean)

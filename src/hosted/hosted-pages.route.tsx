@@ -405,6 +405,27 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     return finished(request, reply, await hosted.cancel(g.payment));
   });
 
+  // --- The demo shop's return page (the sandbox `demo` merchant's checkout printed at start-up) -----------------
+  app.get('/hosted/demo/:outcome', { schema: { hide: true } }, async (request, reply) => {
+    const { outcome } = request.params as { outcome: string };
+    const payId = String((request.query as Form).PayId ?? '');
+    if ((outcome !== 'return' && outcome !== 'cancel') || !/^[0-9a-f]{32}$/.test(payId)) {
+      return message(reply, 'en', 'notFound', 404);
+    }
+    const title = outcome === 'return' ? 'Back at the demo shop' : 'Payment cancelled — back at the demo shop';
+    return page(
+      reply,
+      'en',
+      title,
+      <MessagePage title={title} message={`Kassa sent the browser back with PayId ${payId}.`}>
+        <p>A real shop now reads the binding result server-side:</p>
+        <p>
+          <code>GET /api/v1/payments/getByPayId/{payId}</code>
+        </p>
+      </MessagePage>,
+    );
+  });
+
   // --- Scripts (same origin, served with the nonce'd <script src>) ----------------------------------------------
   for (const name of ['card-step.js', 'review-step.js']) {
     const source = await import('node:fs/promises').then((fs) =>

@@ -112,6 +112,13 @@ describe('kassa CLI', () => {
     expect(pay.status).toBe(201);
     expect(((await pay.json()) as { status: string }).status).toBe('OK');
 
+    // The printed demo checkout opens Kassa's hosted payment page for the demo merchant.
+    const checkoutUrl = server.output().match(/Demo checkout[^\n]*\n\s+(https:\/\/\S+)/)?.[1] ?? '';
+    expect(checkoutUrl).toContain('/hosted/sessions/');
+    const checkout = await fetch(checkoutUrl.replace('localhost', '127.0.0.1'), { dispatcher });
+    expect(checkout.status).toBe(200);
+    expect(await checkout.text()).toContain('Coffee beans, 500 g');
+
     // Rotation issues a second key; revoking the first one locks it out at once, the second keeps working.
     const rotated = JSON.parse((await kassaCli(['merchant', 'key', 'rotate', 'demo', '--json'], env)).stdout);
     const firstKeyId = (await kassaCli(['merchant', 'key', 'rotate', 'demo', '--json'], env)).stdout; // a third key
