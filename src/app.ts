@@ -377,13 +377,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await app.register(simulatorAcsRoutes, { simulator });
     app.addHook('onClose', async () => simulator.stop());
   }
-  // Abandoned 3-D Secure (cardholder gone, no RReq): fail the payment and delete its vaulted card once links expire.
+  // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its
+  // vaulted card once links expire.
   let expirySweep: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     expirySweep = setInterval(() => {
       services.payments
         .expireAbandonedAuthentications()
         .catch((error: unknown) => app.log.error({ err: error }, '3-D Secure expiry sweep failed'));
+      services.hosted
+        .expireAbandonedHostedPayments()
+        .catch((error: unknown) => app.log.error({ err: error }, 'hosted payment expiry sweep failed'));
     }, THREE_DS_EXPIRY_SWEEP_MS);
     expirySweep.unref();
   });

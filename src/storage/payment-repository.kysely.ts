@@ -174,6 +174,20 @@ export class KyselyPaymentRepository implements PaymentRepository {
     return row && this.withOperations(row);
   }
 
+  async findWaitingHostedCreatedBefore(before: Date, limit: number): Promise<Payment[]> {
+    const rows = await this.db
+      .selectFrom('payment')
+      .selectAll()
+      .where('status', '=', 'PENDING')
+      .where('integration_type', '=', 'HOSTED')
+      .where('response_code', '=', '60040001')
+      .where('created_at', '<', toDbTime(before))
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return Promise.all(rows.map((row) => this.withOperations(row)));
+  }
+
   async findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined> {
     const row = await this.db
       .selectFrom('payment')

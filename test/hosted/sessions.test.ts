@@ -171,4 +171,61 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     const read = await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: other });
     expect(read.status).toBe(404);
   });
+
+  // Runs last: it moves the shared clock past every link's lifetime.
+  it('a hosted payment abandoned on the card step ends FAILED 20040003 once its link expired; one in 3-D Secure is left to that sweep', async () => {
+    const hosted = async () =>
+      (
+        await t.call('POST', '/api/v1/payments', {
+          auth: fi,
+          json: {
+            transId: `abandon-${Math.random().toString(36).slice(2)}`,
+            amount: { value: 2_000, currency: 'EUR' },
+            paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+            urls: { return: RETURN, cancel: CANCEL },
+          },
+        })
+      ).body;
+    const abandoned = await hosted();
+    // The cardholder typed a card and left on the review step: the card sits encrypted in the vault.
+    const page = await client.get(abandoned._links.redirect.href);
+    const card = formFields(page.html, '/card');
+    await client.post(card.action, {
+      ...card.fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    // Another cardholder confirmed and is in 3-D Secure (the method page), when the sweep runs.
+    const inThreeDS = await hosted();
+    const page2 = await client.get(inThreeDS._links.redirect.href);
+    const card2 = formFields(page2.html, '/card');
+    const afterCard = await client.post(card2.action, {
+      ...card2.fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    const review = await client.get(afterCard.headers.get('location') ?? '');
+    const confirm = formFields(review.html, '/confirm');
+    expect((await client.post(confirm.action, confirm.fields)).headers.get('location')).toContain('/3ds/method/');
+
+    expect(await t.kassa.services.hosted.expireAbandonedHostedPayments()).toBe(0); // links still valid
+    clock.advance(32 * 60 * 1000);
+    expect(await t.kassa.services.hosted.expireAbandonedHostedPayments()).toBe(1);
+    expect(await t.kassa.services.hosted.expireAbandonedHostedPayments()).toBe(0); // idempotent
+
+    const details = (await t.call('GET', `/api/v1/payments/getByPayId/${abandoned.payId}`, { auth: fi })).body;
+    expect(details).toMatchObject({ status: 'FAILED', responseCode: '20040003' });
+    const events = (await t.call('GET', `/api/v1/notifications?payId=${abandoned.payId}`, { auth: fi })).body;
+    expect(events.notifications.map((e: { type: string }) => e.type)).toContain('payment.failed');
+    const vaulted = await t.database.db.kysely
+      .selectFrom('pending_card')
+      .select('pay_id')
+      .where('pay_id', '=', abandoned.payId)
+      .execute();
+    expect(vaulted).toEqual([]);
+    const other = (await t.call('GET', `/api/v1/payments/getByPayId/${inThreeDS.payId}`, { auth: fi })).body;
+    expect(other).toMatchObject({ status: 'PENDING', responseCode: '60010003' });
+  });
 });

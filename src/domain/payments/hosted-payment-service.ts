@@ -33,6 +33,12 @@ export interface HostedPaymentServiceDeps {
   publicUrl: string;
 }
 
+/**
+ * How long a HOSTED payment waits on the card step before the expiry sweep ends it (ms): the card-step link's 30 min
+ * plus a minute of grace for a form posted just before the link expired.
+ */
+export const HOSTED_PAYMENT_EXPIRY_MS = 31 * 60 * 1000;
+
 /** How long a typed card stays in the vault waiting for the cardholder's confirmation (ms): 30 min. */
 export const HOSTED_CARD_RETENTION_MS = 30 * 60 * 1000;
 
@@ -333,6 +339,32 @@ export class HostedPaymentService {
       payment: { value: amount.value, currency: amount.currency },
       card,
     });
+  }
+
+  /**
+   * Ends HOSTED payments the cardholder never completed: still on the card or review step (60040001) when their link
+   * has expired → FAILED 20040003 with payment.failed, typed card deleted. Payments already in 3-D Secure are the 3-D
+   * Secure sweep's. Safe on every node: each payment is re-read under a row lock and changed only if still waiting.
+   * @returns how many payments it ended.
+   */
+  async expireAbandonedHostedPayments(limit = 100): Promise<number> {
+    const now = this.deps.clock.now();
+    const before = new Date(now.getTime() - HOSTED_PAYMENT_EXPIRY_MS);
+    let ended = 0;
+    for (const stale of await this.deps.store.payments.findWaitingHostedCreatedBefore(before, limit)) {
+      const done = await this.deps.store.transaction(async (tx) => {
+        const payment = await tx.payments.findByPayIdForUpdate(stale.merchantId, stale.payId);
+        const merchant = await tx.merchants.find(stale.merchantId);
+        if (!payment || !merchant || payment.status !== 'PENDING' || payment.responseCode !== '60040001') return false;
+        const failed: Payment = { ...payment, status: 'FAILED', responseCode: '20040003', updatedAt: now };
+        await tx.payments.update(failed);
+        await enqueuePaymentEvent(tx, this.deps, merchant, failed, 'payment.failed');
+        return true;
+      });
+      await this.deps.cardVault.delete(stale.payId);
+      if (done) ended++;
+    }
+    return ended;
   }
 
   /** A new PENDING hosted payment; its surcharge is decided as far as possible before the card is known. */

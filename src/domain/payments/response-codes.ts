@@ -17,6 +17,7 @@ export const RESPONSE_CODES = {
   '20010004': '3-D Secure authentication could not be completed',
   '20010006': '3-D Secure authentication was not completed in time',
   '20040002': 'Payment cancelled by the cardholder on the hosted page',
+  '20040003': 'The cardholder did not complete the hosted payment before its link expired',
   '20020005': 'Authorization declined: do not honor',
   '20020014': 'Authorization declined: invalid card number',
   '20020051': 'Authorization declined: insufficient funds',

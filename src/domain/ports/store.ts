@@ -41,6 +41,11 @@ export interface PaymentRepository {
    * one after another. Call it inside `Store.transaction`.
    */
   findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined>;
+  /**
+   * HOSTED payments still waiting on Kassa's card step (PENDING, responseCode 60040001) created before `before`,
+   * oldest first, at most `limit` (the expiry sweep).
+   */
+  findWaitingHostedCreatedBefore(before: Date, limit: number): Promise<Payment[]>;
   /** The latest payment (by creation time) of this merchant with this transId. */
   findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined>;
   /** Appends operations to an existing payment. */
