@@ -13,7 +13,7 @@ import {
   sessionStatus,
 } from '../sessions/checkout-session.js';
 import { decideSurcharge, type SurchargeDecision } from '../surcharge/decide-surcharge.js';
-import { cardFingerprint, detectBrand, isExpired, passesLuhn } from './card-checks.js';
+import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import type { Payment, SurchargeConsent } from './payment.js';
 import { payIdFromUuid } from './payment.js';
 import { enqueuePaymentEvent } from './payment-events.js';
@@ -233,35 +233,24 @@ export class HostedPaymentService {
   ): Promise<{ ok: false; errors: FieldError[] } | { ok: true; payment: Payment; quote: SurchargeQuote }> {
     const errors: FieldError[] = [];
     const number = card.number.replace(/[\s-]/g, '');
+    const bin = this.deps.bins.lookup(number);
+    const brand = bin?.brand ?? detectBrand(number);
     if (!/^\d{12,19}$/.test(number) || !passesLuhn(number)) errors.push({ field: 'number', message: 'invalid_number' });
-    else if (!this.deps.bins.lookup(number) && !detectBrand(number))
-      errors.push({ field: 'number', message: 'unsupported_brand' });
-    const month = Number(card.expiryDate.slice(4, 6));
-    if (!/^\d{6}$/.test(card.expiryDate) || month < 1 || month > 12)
-      errors.push({ field: 'expiry', message: 'invalid_expiry' });
-    else if (isExpired(card.expiryDate, this.deps.clock.now())) errors.push({ field: 'expiry', message: 'expired' });
+    else if (!brand) errors.push({ field: 'number', message: 'unsupported_brand' });
+    const expiry = expiryProblem(card.expiryDate, this.deps.clock.now());
+    if (expiry) errors.push({ field: 'expiry', message: expiry === 'INVALID' ? 'invalid_expiry' : 'expired' });
     if (!/^\d{3,4}$/.test(card.securityCode ?? ''))
       errors.push({ field: 'securityCode', message: 'invalid_security_code' });
     if (card.cardholderName !== undefined && card.cardholderName.trim().length > 45) {
       errors.push({ field: 'cardholderName', message: 'too_long' });
     }
-    if (errors.length > 0) return { ok: false, errors };
+    if (errors.length > 0 || !brand) return { ok: false, errors };
 
     const quote = await this.quote(merchant, payment, number);
-    const bin = this.deps.bins.lookup(number);
+    const cardholderName = card.cardholderName?.trim() || undefined;
     const updated: Payment = {
       ...payment,
-      card: {
-        brand: bin?.brand ?? quote.brand ?? 'VISA',
-        bin: bin?.bin.length === 6 ? number.slice(0, 6) : number.slice(0, 8),
-        last4: number.slice(-4),
-        expiryDate: card.expiryDate,
-        product: bin?.product,
-        funding: bin?.funding,
-        issuerCountry: bin?.issuerCountry,
-        cardholderName: card.cardholderName?.trim() || undefined,
-        fingerprint: cardFingerprint(number, this.deps.dataKey),
-      },
+      card: summarizeCard({ ...card, number, cardholderName }, brand, bin, this.deps.dataKey),
       surcharge: { status: quote.decision.status, reason: quote.decision.reason, value: quote.decision.value },
       surchargeConsent: undefined,
       updatedAt: this.deps.clock.now(),

@@ -27,7 +27,7 @@ import type {
 } from '../threeds/three-ds-messages.js';
 import { type AuthenticationOutcome, authenticate, threeDSResultFromARes } from '../threeds/three-ds-server.js';
 import type { ThreeDSPhase, ThreeDSTransaction } from '../threeds/three-ds-transaction.js';
-import { cardFingerprint, detectBrand, isExpired, passesLuhn } from './card-checks.js';
+import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import type { Payment, PaymentOperation } from './payment.js';
 import { payIdFromUuid, uuidFromPayId } from './payment.js';
 import { enqueuePaymentEvent } from './payment-events.js';
@@ -179,17 +179,7 @@ export class PaymentService {
       integrationType: 'DIRECT',
       channel: cmd.channel,
       language: cmd.language,
-      card: {
-        brand,
-        bin: bin?.bin.length === 6 ? card.number.slice(0, 6) : card.number.slice(0, 8),
-        last4: card.number.slice(-4),
-        expiryDate: card.expiryDate,
-        product: bin?.product,
-        funding: bin?.funding,
-        issuerCountry: bin?.issuerCountry,
-        cardholderName: card.cardholderName,
-        fingerprint: cardFingerprint(card.number, this.deps.dataKey),
-      },
+      card: summarizeCard(card, brand, bin, this.deps.dataKey),
       order: cmd.order,
       customerInfo: cmd.customerInfo,
       urls: cmd.urls,
@@ -779,10 +769,10 @@ export class PaymentService {
       if (!passesLuhn(card.number)) {
         errors.push({ field: 'paymentMethods.card.number', message: 'is not a valid card number (Luhn check failed)' });
       }
-      const month = Number(card.expiryDate.slice(4, 6));
-      if (month < 1 || month > 12) {
+      const expiry = expiryProblem(card.expiryDate, this.deps.clock.now());
+      if (expiry === 'INVALID') {
         errors.push({ field: 'paymentMethods.card.expiryDate', message: 'must be YYYYMM with a month 01–12' });
-      } else if (isExpired(card.expiryDate, this.deps.clock.now())) {
+      } else if (expiry === 'EXPIRED') {
         errors.push({ field: 'paymentMethods.card.expiryDate', message: 'the card has expired' });
       }
     }
