@@ -369,7 +369,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     hosted: services.hosted,
     links,
     clock,
-    confirm: (request, payment, language) => confirmHostedPayment(services, request, payment, language),
+    confirm: (request, merchant, payment, language) =>
+      confirmHostedPayment(services, request, merchant, payment, language),
   });
   await app.register(threeDSPageRoutes, { payments: services.payments });
   const simulator = services.threeDSSimulator;

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Merchant } from '../domain/merchants/merchant.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
 import type { BrowserInfo } from '../domain/payments/payment-request.js';
@@ -46,12 +47,12 @@ export type ConfirmOutcome =
 export async function confirmHostedPayment(
   deps: { hosted: HostedPaymentService; payments: PaymentService },
   request: FastifyRequest,
+  merchant: Merchant,
   payment: Payment,
   language: Language,
 ): Promise<ConfirmOutcome> {
   const card = await deps.hosted.cardOf(payment);
   if (!card) return { kind: 'CARD_GONE' };
-  const { merchant } = await deps.hosted.paymentForPage(payment.payId);
   // 3-D Secure in Kassa's own pages: the 3DS Method (hidden iframe), the AReq, a challenge if the issuer wants one.
   const started = await deps.payments.startBrowserAuthentication(merchant, payment, card, {
     browserInfo: browserInfoOf(request, language),

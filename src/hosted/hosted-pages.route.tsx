@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KassaError } from '../domain/errors/error-catalogue.js';
+import type { Merchant } from '../domain/merchants/merchant.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
-import { returnUrlOf } from '../domain/payments/payment-service.js';
+import { mayRetryInSession, returnUrlOf } from '../domain/payments/payment-service.js';
 import type { Clock } from '../domain/ports/clock.js';
 import type { ConfirmOutcome } from './hosted-confirm.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
@@ -26,7 +27,7 @@ export interface HostedPagesOptions {
    * Hands a confirmed hosted payment (card in the vault, consent stored) to 3-D Secure and authorization: the next
    * page (3DS Method, challenge) or the ended payment.
    */
-  confirm(request: FastifyRequest, payment: Payment, language: Language): Promise<ConfirmOutcome>;
+  confirm(request: FastifyRequest, merchant: Merchant, payment: Payment, language: Language): Promise<ConfirmOutcome>;
 }
 
 type Form = Record<string, string | undefined>;
@@ -38,8 +39,7 @@ const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
  */
 export function sessionAwareReturnUrl(links: HostedLinks, clock: Clock) {
   return (payment: Payment): string | undefined => {
-    const cancelled = payment.responseCode === '20010003' || payment.responseCode === '20040002';
-    if (payment.sessionId && payment.status === 'FAILED' && !cancelled) {
+    if (mayRetryInSession(payment)) {
       return links.url(
         'payment',
         payment.payId,
@@ -128,8 +128,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
    */
   const finished = async (request: FastifyRequest, reply: FastifyReply, payment: Payment) => {
     const target = returnUrlOf(payment);
-    const cancelled = payment.responseCode === '20040002' || payment.responseCode === '20010003';
-    if (payment.status === 'FAILED' && payment.sessionId && !cancelled) {
+    if (mayRetryInSession(payment) && payment.sessionId) {
       const { session, status } = await hosted.sessionForPage(payment.sessionId);
       if (status === 'OPEN') {
         const lang = languageOf(request, payment.language);
@@ -393,7 +392,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       }
       throw error;
     }
-    const outcome = await opts.confirm(request, payment, g.lang);
+    const outcome = await opts.confirm(request, g.merchant, payment, g.lang);
     if (outcome.kind === 'REDIRECT') return reply.redirect(outcome.url, 303);
     if (outcome.kind === 'CARD_GONE') return reply.redirect(paymentUrl(payment.payId, g.t), 303);
     return finished(request, reply, outcome.payment);
