@@ -146,6 +146,8 @@ export function buildServices(
     overrides.directoryServer ??
     new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock, ...overrides.threeDSSimulator });
   const acquirer = overrides.acquirer ?? new SimulatorAcquirer(bins);
+  // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
+  const cardVault = new KyselyCardVault(db.kysely, secrets.dataKey);
   const payments = new PaymentService({
     store,
     clock,
@@ -155,7 +157,7 @@ export function buildServices(
     acquirer,
     publicUrl: config.publicUrl,
     dataKey: secrets.dataKey,
-    cardVault: new KyselyCardVault(db.kysely, secrets.dataKey),
+    cardVault,
     ...hooks,
   });
   // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
@@ -173,7 +175,7 @@ export function buildServices(
       ids,
       bins,
       dataKey: secrets.dataKey,
-      cardVault: new KyselyCardVault(db.kysely, secrets.dataKey),
+      cardVault,
       publicUrl: config.publicUrl,
     }),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
