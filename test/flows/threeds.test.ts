@@ -9,12 +9,10 @@ import {
   completeBrowserChallenge,
   eventsOf,
   eventually,
-  FormClient,
-  nextUrlOf,
-  readForm,
 } from '../e2e/threeds/three-ds-driver.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
+import { FormClient, nextUrlOf, readForm } from '../helpers/form-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const BINS = ['40000000', '40000001', '40000002', '40000010', '40000020', '51000000', '51000010', '51000020'];

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { followToMerchant, formFields, HostedClient } from '../helpers/hosted-client.js';
+import { FormClient, formWithAction } from '../helpers/form-client.js';
+import { followToMerchant } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -9,12 +10,12 @@ const CANCEL = 'https://shop.example/cancel';
 
 describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
   let t: TestKassa;
-  let client: HostedClient;
+  let client: FormClient;
   let dk: { merchantId: string; apiKey: string };
 
   beforeAll(async () => {
     t = await startTestKassa(dialect);
-    client = new HostedClient(t);
+    client = new FormClient(t.ca, t.url);
     dk = await t.createMerchant({ country: 'DK', currency: 'DKK', webhookUrl: 'http://127.0.0.1:9/kassa-events' });
     await t.kassa.services.surcharge.enable(
       dk.merchantId,
@@ -47,7 +48,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
 
   const typeCard = async (redirect: string, pan: string, expiry = '12/30', securityCode = '123') => {
     const page = await client.get(redirect);
-    const { action, fields } = formFields(page.html, '/card');
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
     return client.post(action, { ...fields, number: pan, expiry, securityCode, cardholderName: 'Alma Jensen' });
   };
 
@@ -108,7 +109,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
   it('a form posted without the CSRF token is refused with 403', async () => {
     const p = await createHosted();
     const page = await client.get(p._links.redirect.href);
-    const { action, fields } = formFields(page.html, '/card');
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
     const res = await client.post(action, {
       t: fields.t ?? '',
       number: testPan('40000000', '1000'),
@@ -146,7 +147,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
       const total = 10_000 + fee;
       expect(review.html).toContain(`name="totalValue" value="${total}"`);
       expect(review.html).toMatch(/Pay DKK\s?[\d.,]+/);
-      const { action, fields } = formFields(review.html, '/confirm');
+      const { action, fields } = formWithAction(review.html, t.url, '/confirm');
       const done = await client.post(action, fields);
       expect(done.status).toBe(303);
       expect(done.headers.get('location')).toContain(`/3ds/method/${p.payId}?token=`);
@@ -173,7 +174,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     const review = await client.get(afterCard.headers.get('location') ?? '');
     expect(review.html).not.toContain('Card fee');
     expect(review.html).not.toContain('card-fee');
-    const { action, fields } = formFields(review.html, '/confirm');
+    const { action, fields } = formWithAction(review.html, t.url, '/confirm');
     await followToMerchant(client, t.url, await client.post(action, fields));
     const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
     expect(details.surcharge).toMatchObject({ status: 'NOT_OFFERED', reason: 'CARD_NOT_ELIGIBLE', value: 0 });
@@ -193,7 +194,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     const first = await typeCard(p._links.redirect.href, testPan('40000010', '1000'));
     const staleReview = await client.get(first.headers.get('location') ?? '');
     await typeCard(p._links.redirect.href, testPan('40000000', '1000'));
-    const { action, fields } = formFields(staleReview.html, '/confirm');
+    const { action, fields } = formWithAction(staleReview.html, t.url, '/confirm');
     const res = await client.post(action, fields);
     expect(res.status).toBe(409);
     expect(res.html).toContain('The amounts have changed');
@@ -205,7 +206,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     const p = await createHosted();
     const afterCard = await typeCard(p._links.redirect.href, testPan('40000000', '1000'));
     const review = await client.get(afterCard.headers.get('location') ?? '');
-    const { action, fields } = formFields(review.html, '/cancel');
+    const { action, fields } = formWithAction(review.html, t.url, '/cancel');
     const res = await client.post(action, fields);
     expect(res.headers.get('location')).toBe(`${CANCEL}?PayId=${p.payId}`);
     const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/domain/ports/clock.js';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { followToMerchant, formFields, HostedClient } from '../helpers/hosted-client.js';
+import { FormClient, formWithAction } from '../helpers/form-client.js';
+import { followToMerchant } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -21,13 +22,13 @@ class ManualClock implements Clock {
 
 describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
   let t: TestKassa;
-  let client: HostedClient;
+  let client: FormClient;
   let fi: { merchantId: string; apiKey: string };
   const clock = new ManualClock();
 
   beforeAll(async () => {
     t = await startTestKassa(dialect, { clock });
-    client = new HostedClient(t);
+    client = new FormClient(t.ca, t.url);
     fi = await t.createMerchant({ country: 'FI', currency: 'EUR' });
     await t.kassa.services.surcharge.enable(
       fi.merchantId,
@@ -62,11 +63,11 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
 
   const payInSession = async (checkoutUrl: string, pan: string) => {
     const checkout = await client.get(checkoutUrl);
-    const start = formFields(checkout.html, '/start');
+    const start = formWithAction(checkout.html, t.url, '/start');
     const started = await client.post(start.action, start.fields);
     expect(started.status).toBe(303);
     const cardPage = await client.get(started.headers.get('location') ?? '');
-    const card = formFields(cardPage.html, '/card');
+    const card = formWithAction(cardPage.html, t.url, '/card');
     const afterCard = await client.post(card.action, {
       ...card.fields,
       number: pan,
@@ -74,7 +75,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
       securityCode: '123',
     });
     const review = await client.get(afterCard.headers.get('location') ?? '');
-    const confirm = formFields(review.html, '/confirm');
+    const confirm = formWithAction(review.html, t.url, '/confirm');
     const walked = await followToMerchant(client, t.url, await client.post(confirm.action, confirm.fields));
     return { review, done: walked };
   };
@@ -105,11 +106,11 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     const first = await payInSession(res.body._links.redirect.href, testPan('40000000', '1100'));
     expect(first.done.page?.status).toBe(200);
     expect(first.done.page?.html).toContain('The payment was declined');
-    const retry = formFields(first.done.page?.html ?? '', '/start');
+    const retry = formWithAction(first.done.page?.html ?? '', t.url, '/start');
     const restarted = await client.post(retry.action, retry.fields);
     expect(restarted.status).toBe(303);
     const cardPage = await client.get(restarted.headers.get('location') ?? '');
-    const card = formFields(cardPage.html, '/card');
+    const card = formWithAction(cardPage.html, t.url, '/card');
     const afterCard = await client.post(card.action, {
       ...card.fields,
       number: testPan('51000010', '1000'),
@@ -118,7 +119,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     });
     const review = await client.get(afterCard.headers.get('location') ?? '');
     expect(review.html).toContain('Card fee');
-    const confirm = formFields(review.html, '/confirm');
+    const confirm = formWithAction(review.html, t.url, '/confirm');
     const done = await followToMerchant(client, t.url, await client.post(confirm.action, confirm.fields));
     const latest = (await t.call('GET', `/api/v1/payments/getByTransId/${transId}`, { auth: fi })).body;
     expect(done.external).toBe(`${RETURN}?PayId=${latest.payId}`);
@@ -145,7 +146,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
   it('an expired session refuses politely (410) and cannot start a payment', async () => {
     const res = await createSession({ expiresInSeconds: 300 });
     const page = await client.get(res.body._links.redirect.href);
-    const start = formFields(page.html, '/start');
+    const start = formWithAction(page.html, t.url, '/start');
     clock.advance(301_000);
     const expiredPage = await client.get(res.body._links.redirect.href);
     expect([403, 410]).toContain(expiredPage.status);
@@ -189,7 +190,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     const abandoned = await hosted();
     // The cardholder typed a card and left on the review step: the card sits encrypted in the vault.
     const page = await client.get(abandoned._links.redirect.href);
-    const card = formFields(page.html, '/card');
+    const card = formWithAction(page.html, t.url, '/card');
     await client.post(card.action, {
       ...card.fields,
       number: testPan('40000000', '1000'),
@@ -199,7 +200,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     // Another cardholder confirmed and is in 3-D Secure (the method page), when the sweep runs.
     const inThreeDS = await hosted();
     const page2 = await client.get(inThreeDS._links.redirect.href);
-    const card2 = formFields(page2.html, '/card');
+    const card2 = formWithAction(page2.html, t.url, '/card');
     const afterCard = await client.post(card2.action, {
       ...card2.fields,
       number: testPan('40000000', '1000'),
@@ -207,7 +208,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
       securityCode: '123',
     });
     const review = await client.get(afterCard.headers.get('location') ?? '');
-    const confirm = formFields(review.html, '/confirm');
+    const confirm = formWithAction(review.html, t.url, '/confirm');
     expect((await client.post(confirm.action, confirm.fields)).headers.get('location')).toContain('/3ds/method/');
 
     expect(await t.kassa.services.hosted.expireAbandonedHostedPayments()).toBe(0); // links still valid

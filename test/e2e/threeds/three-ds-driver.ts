@@ -3,79 +3,8 @@
  * would: read each page's form, submit it. Used by the flow tests (the browser tests use Chromium instead).
  */
 import type { Kysely } from 'kysely';
-import { Agent, fetch } from 'undici';
 import { validateAuthenticationResponse } from '../../../src/domain/threeds/authentication-response-validator.js';
-
-/** A form of an HTML page: its action (absolute) and hidden inputs. */
-export interface PageForm {
-  action: string;
-  fields: Record<string, string>;
-}
-
-const decode = (s: string) =>
-  s
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&amp;', '&');
-
-/** The first <form> of `html` (or the one with `id`), with its hidden inputs; action resolved against `base`. */
-export function readForm(html: string, base: string, id?: string): PageForm | undefined {
-  const forms = [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)];
-  const form = id === undefined ? forms[0] : forms.find((f) => f[1]?.includes(`id="${id}"`));
-  if (form === undefined) return undefined;
-  const action = /action="([^"]*)"/.exec(form[1] ?? '')?.[1] ?? '';
-  const fields: Record<string, string> = {};
-  for (const input of (form[2] ?? '').matchAll(/<input\b([^>]*)>/g)) {
-    const attrs = input[1] ?? '';
-    if (!/type="hidden"/.test(attrs)) continue;
-    const name = /name="([^"]*)"/.exec(attrs)?.[1];
-    const value = /value="([^"]*)"/.exec(attrs)?.[1] ?? '';
-    if (name !== undefined) fields[decode(name)] = decode(value);
-  }
-  return { action: new URL(decode(action), base).toString(), fields };
-}
-
-/** `data-next` of a page body (where Kassa's finished page sends the browser). */
-export function nextUrlOf(html: string): string | undefined {
-  const next = /data-next="([^"]*)"/.exec(html)?.[1];
-  return next === undefined ? undefined : decode(next);
-}
-
-/** A tiny HTTPS browser without JavaScript: GET and form POSTs, trusting the test CA, never following redirects. */
-export class FormClient {
-  readonly #dispatcher: Agent;
-
-  constructor(ca: string) {
-    this.#dispatcher = new Agent({ connect: { ca } });
-  }
-
-  async get(url: string): Promise<{ status: number; html: string; headers: Headers }> {
-    const res = await fetch(url, { dispatcher: this.#dispatcher, redirect: 'manual' });
-    return { status: res.status, html: await res.text(), headers: res.headers as unknown as Headers };
-  }
-
-  async post(url: string, fields: Record<string, string>): Promise<{ status: number; html: string; headers: Headers }> {
-    const res = await fetch(url, {
-      method: 'POST',
-      dispatcher: this.#dispatcher,
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(fields).toString(),
-    });
-    return { status: res.status, html: await res.text(), headers: res.headers as unknown as Headers };
-  }
-
-  /** Submits `form` (POST) and returns the next page. */
-  submit(form: PageForm, extra: Record<string, string> = {}) {
-    return this.post(form.action, { ...form.fields, ...extra });
-  }
-
-  close(): Promise<void> {
-    return this.#dispatcher.close();
-  }
-}
+import { type FormClient, nextUrlOf, readForm } from '../../helpers/form-client.js';
 
 /**
  * Runs a browser challenge from Kassa's challenge page (`_links.redirect.href`) to Kassa's final page: POST creq to
