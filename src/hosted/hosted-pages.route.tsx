@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KassaError } from '../domain/errors/error-catalogue.js';
 import type { Merchant } from '../domain/merchants/merchant.js';
-import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
+import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
 import { mayRetryInSession, returnUrlOf } from '../domain/payments/payment-service.js';
 import type { Clock } from '../domain/ports/clock.js';
@@ -15,9 +15,6 @@ import { Layout } from './pages/layout.js';
 import { MessagePage } from './pages/message-page.js';
 import { ReviewPage } from './pages/review-page.js';
 import { newNonce, sendPage } from './render.js';
-
-/** How long a hosted card step link stays valid once the cardholder is in the flow (seconds). */
-export const PAYMENT_PAGE_TTL_SECONDS = 30 * 60;
 
 export interface HostedPagesOptions {
   hosted: HostedPaymentService;
@@ -43,7 +40,7 @@ export function sessionAwareReturnUrl(links: HostedLinks, clock: Clock) {
       return links.url(
         'payment',
         payment.payId,
-        new Date(clock.now().getTime() + PAYMENT_PAGE_TTL_SECONDS * 1000),
+        new Date(clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000),
         '/result',
       );
     }
@@ -222,11 +219,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     }
     try {
       const payment = await hosted.startSessionPayment(sessionId);
-      const t = links.token(
-        'payment',
-        payment.payId,
-        new Date(clock.now().getTime() + PAYMENT_PAGE_TTL_SECONDS * 1000),
-      );
+      const t = links.token('payment', payment.payId, new Date(clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000));
       return reply.redirect(paymentUrl(payment.payId, t), 303);
     } catch (error) {
       if (error instanceof KassaError && (error.code === 'SESSION_EXPIRED' || error.code === 'SESSION_COMPLETED')) {

@@ -34,13 +34,16 @@ export interface HostedPaymentServiceDeps {
 }
 
 /**
- * How long a HOSTED payment waits on the card step before the expiry sweep ends it (ms): the card-step link's 30 min
- * plus a minute of grace for a form posted just before the link expired.
+ * How long a link to the hosted card step stays valid (seconds): from a HOSTED payment's creation, or from the start
+ * of a session's try. Also how long a typed card waits in the vault for the cardholder's confirmation.
  */
-export const HOSTED_PAYMENT_EXPIRY_MS = 31 * 60 * 1000;
+export const HOSTED_LINK_TTL_SECONDS = 30 * 60;
 
-/** How long a typed card stays in the vault waiting for the cardholder's confirmation (ms): 30 min. */
-export const HOSTED_CARD_RETENTION_MS = 30 * 60 * 1000;
+/**
+ * How long a HOSTED payment waits on the card step before the expiry sweep ends it (ms): the link's lifetime plus a
+ * minute of grace for a form posted just before the link expired.
+ */
+export const HOSTED_PAYMENT_EXPIRY_MS = (HOSTED_LINK_TTL_SECONDS + 60) * 1000;
 
 /** A hosted payment page session request (`POST /api/v1/payments/sessions`). Amounts in minor units. */
 export type CreateSessionCommand = Omit<
@@ -259,7 +262,7 @@ export class HostedPaymentService {
     await this.deps.cardVault.put(
       payment.payId,
       { ...card, number },
-      new Date(this.deps.clock.now().getTime() + HOSTED_CARD_RETENTION_MS),
+      new Date(this.deps.clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000),
     );
     return { ok: true, payment: updated, quote };
   }

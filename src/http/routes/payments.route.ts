@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandl
 import type { Static } from 'typebox';
 import { validationError } from '../../domain/errors/error-catalogue.js';
 import { type IdempotencyService, requestFingerprint } from '../../domain/idempotency/idempotency.js';
-import type { HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
+import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../../domain/payments/payment.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
 import type { ChallengePreference, CreatePaymentCommand } from '../../domain/payments/payment-request.js';
@@ -17,9 +17,6 @@ import {
 } from './payment.schemas.js';
 
 type CreatePaymentBody = Static<typeof CreatePaymentBodySchema>;
-
-/** How long the hosted card step link of a HOSTED payment stays valid after creation (seconds). */
-export const HOSTED_LINK_TTL_SECONDS = 30 * 60;
 
 export interface PaymentRoutesOptions {
   payments: PaymentService;
