@@ -48,18 +48,3 @@ export function followUp(
 ) {
   return t.call('POST', `/api/v1/payments/${payId}/${kind}`, { auth: merchant, json, headers });
 }
-
-/** The payment.* outbox events written for a payment (not the Authentication Notification), oldest first. */
-export async function eventsOf(
-  t: TestKassa,
-  payId: string,
-): Promise<{ type: string; payload: Record<string, unknown> }[]> {
-  const rows = await t.kassa.db.kysely
-    .selectFrom('notification')
-    .select(['type', 'payload', 'created_at'])
-    .where('pay_id', '=', payId)
-    .where('type', 'like', 'payment.%')
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) }));
-}

@@ -4,15 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromPayId } from '../../src/domain/payments/payment.js';
 import { decodeBrowserMessage } from '../../src/domain/threeds/browser-messages.js';
 import { sdkInfo } from '../domain/threeds/three-ds-fixtures.js';
-import {
-  authenticationResponseOf,
-  completeBrowserChallenge,
-  eventsOf,
-  eventually,
-} from '../e2e/threeds/three-ds-driver.js';
+import { authenticationResponseOf, completeBrowserChallenge, eventually } from '../e2e/threeds/three-ds-driver.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { FormClient, nextUrlOf, readForm } from '../helpers/form-client.js';
+import { outboxEvents } from '../helpers/outbox.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const BINS = ['40000000', '40000001', '40000002', '40000010', '40000020', '51000000', '51000010', '51000020'];
@@ -184,7 +180,7 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
     const wantEci = want.final === 'Y' || want.final === 'A' || want.final === 'I' ? eci[want.final] : eci.other;
     expect(final.threeDS.eci).toBe(wantEci);
     expect(final.threeDS.liabilityShift).toBe(want.final === 'Y' || want.final === 'A');
-    const events = await eventsOf(t.database.db.kysely, payId);
+    const events = await outboxEvents(t.database.db.kysely, payId);
     expect(events.map((e) => e.type)).toEqual([
       'authentication',
       want.status === 'FAILED' ? 'payment.failed' : 'payment.authorized',
@@ -424,7 +420,7 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       // biome-ignore lint/suspicious/noExplicitAny: reads a table outside the app's row types
       const kysely = clocked.database.db.kysely as Kysely<any>;
       expect(await kysely.selectFrom('pending_card').selectAll().where('pay_id', '=', payId).execute()).toEqual([]);
-      expect((await eventsOf(kysely, payId)).map((e) => e.type)).toEqual(['authentication', 'payment.failed']);
+      expect((await outboxEvents(kysely, payId)).map((e) => e.type)).toEqual(['authentication', 'payment.failed']);
     } finally {
       await clocked.close();
     }

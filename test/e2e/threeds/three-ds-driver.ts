@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import { validateAuthenticationResponse } from '../../../src/domain/threeds/authentication-response-validator.js';
 import { type FormClient, nextUrlOf, readForm } from '../../helpers/form-client.js';
+import { outboxEvents } from '../../helpers/outbox.js';
 
 /**
  * Runs a browser challenge from Kassa's challenge page (`_links.redirect.href`) to Kassa's final page: POST creq to
@@ -31,28 +32,13 @@ export async function completeBrowserChallenge(
   return { html: final.html, status: final.status, next: nextUrlOf(final.html) };
 }
 
-/** Stored outbox events of a payment, oldest first (type and parsed payload). */
-export async function eventsOf(
+/** The authenticationResponse of a payment's Authentication Notification, checked against the published schema. */
+export async function authenticationResponseOf(
   // biome-ignore lint/suspicious/noExplicitAny: reads the outbox table without the app's row types
   kysely: Kysely<any>,
   payId: string,
-): Promise<{ type: string; payload: Record<string, unknown> }[]> {
-  const rows = await kysely
-    .selectFrom('notification')
-    .select(['type', 'payload', 'created_at'])
-    .where('pay_id', '=', payId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r: { type: string; payload: string }) => ({ type: r.type, payload: JSON.parse(r.payload) }));
-}
-
-/** The authenticationResponse of a payment's Authentication Notification, checked against the published schema. */
-export async function authenticationResponseOf(
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  kysely: Kysely<any>,
-  payId: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const event = (await eventsOf(kysely, payId)).find((e) => e.type === 'authentication');
+  const event = (await outboxEvents(kysely, payId)).find((e) => e.type === 'authentication');
   if (event === undefined) return undefined;
   const response = event.payload.authenticationResponse as Record<string, unknown>;
   const check = validateAuthenticationResponse(response);

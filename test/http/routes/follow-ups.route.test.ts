@@ -2,15 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Acquirer, AcquirerFollowUpRequest } from '../../../src/domain/ports/acquirer.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
-import {
-  applySurcharge,
-  authorizedPayment,
-  type Credentials,
-  eventsOf,
-  followUp,
-} from '../../flows/follow-ups.helpers.js';
+import { applySurcharge, authorizedPayment, type Credentials, followUp } from '../../flows/follow-ups.helpers.js';
 import { directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
+import { outboxEvents } from '../../helpers/outbox.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
 /** Follow-ups of this total value (surcharge included) are declined "05 do not honor" by the test acquirer. */
@@ -159,7 +154,9 @@ describe.each(DIALECTS)('follow-ups: captures, refunds, reversals (%s)', (dialec
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'AUTHORIZED', amount: { capturedValue: 0 } });
     expect(res.body.operations[1]).toMatchObject({ type: 'CAPTURE', status: 'FAILED', responseCode: '20020005' });
-    expect((await eventsOf(t, p.payId)).map((e) => e.type)).toEqual(['payment.authorized']);
+    expect((await outboxEvents(t.kassa.db.kysely, p.payId, 'payment.')).map((e) => e.type)).toEqual([
+      'payment.authorized',
+    ]);
     // The decline used up nothing: the whole authorization is still capturable.
     const retry = await followUp(t, merchant, p.payId, 'captures', { transId: p.transId, amount: amount(10_000) });
     expect(retry.body).toMatchObject({ status: 'OK', amount: { capturedValue: 10_000 } });
@@ -169,7 +166,7 @@ describe.each(DIALECTS)('follow-ups: captures, refunds, reversals (%s)', (dialec
     const p = await authorizedPayment(t, merchant);
     await followUp(t, merchant, p.payId, 'captures', { transId: p.transId, amount: amount(5_000) });
     await followUp(t, merchant, p.payId, 'refunds', { transId: p.transId, amount: amount(1_000) });
-    const events = await eventsOf(t, p.payId);
+    const events = await outboxEvents(t.kassa.db.kysely, p.payId, 'payment.');
     expect(events.map((e) => e.type).sort()).toEqual(['payment.authorized', 'payment.captured', 'payment.refunded']);
     const refunded = events.find((e) => e.type === 'payment.refunded');
     expect(refunded?.payload).toMatchObject({
@@ -179,7 +176,10 @@ describe.each(DIALECTS)('follow-ups: captures, refunds, reversals (%s)', (dialec
     });
     const r = await authorizedPayment(t, merchant);
     await followUp(t, merchant, r.payId, 'reversals', { transId: r.transId });
-    expect((await eventsOf(t, r.payId)).map((e) => e.type).sort()).toEqual(['payment.authorized', 'payment.reversed']);
+    expect((await outboxEvents(t.kassa.db.kysely, r.payId, 'payment.')).map((e) => e.type).sort()).toEqual([
+      'payment.authorized',
+      'payment.reversed',
+    ]);
   });
 
   // Every forbidden edge of the state machine answers 409 with its code over HTTP.
