@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { validateAuthenticationResponse } from '../../../src/domain/threeds/authentication-response-validator.js';
+import type { Database } from '../../../src/storage/database.js';
 import { type FormClient, nextUrlOf, readForm } from '../../helpers/form-client.js';
 import { outboxEvents } from '../../helpers/outbox.js';
 
@@ -34,8 +35,7 @@ export async function completeBrowserChallenge(
 
 /** The authenticationResponse of a payment's Authentication Notification, checked against the published schema. */
 export async function authenticationResponseOf(
-  // biome-ignore lint/suspicious/noExplicitAny: reads the outbox table without the app's row types
-  kysely: Kysely<any>,
+  kysely: Kysely<Database>,
   payId: string,
 ): Promise<Record<string, unknown> | undefined> {
   const event = (await outboxEvents(kysely, payId)).find((e) => e.type === 'authentication');
