@@ -37,6 +37,13 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/(app|main)\\.ts$|^src/integrations/' },
       to: { path: '^src/integrations/' },
     },
+    {
+      name: 'server-and-cli-are-outer',
+      comment: 'server/ (lifecycle, background jobs, demo) and cli/ (commands) sit beside app.ts; no room imports them.',
+      severity: 'error',
+      from: { path: '^src/(domain|contracts|config|storage|integrations|notifications|http|hosted)/' },
+      to: { path: '^src/(server|cli)/|^src/(app|main)\\.ts$' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -9,7 +8,7 @@ import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { type Config, loadConfig } from './config/config.js';
+import type { Config } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
@@ -47,16 +46,12 @@ import {
   SimulatorDirectoryServer,
   type SimulatorDirectoryServerOptions,
 } from './integrations/threeds-simulator/simulator-directory-server.js';
-import {
-  createNotificationDelivery,
-  type NotificationDeliverySettings,
-} from './notifications/notification-delivery.js';
+import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
+import { registerBackgroundJobs } from './server/background-jobs.js';
+import { trackRequests } from './server/lifecycle.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
-
-/** How long close() waits for requests still being handled before it closes the database. */
-const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
 
 /** Request body limit: payment requests are small. */
 const BODY_LIMIT = 256 * 1024; // 256 KiB
@@ -93,9 +88,6 @@ export interface Services {
   /** The built-in simulated DS + ACS, when no other DirectoryServer is configured (its pages live under /simulator). */
   threeDSSimulator?: SimulatorDirectoryServer;
 }
-
-/** How often every node looks for 3-D Secure authentications abandoned past their link's lifetime. */
-const THREE_DS_EXPIRY_SWEEP_MS = 60_000; // 1 min
 
 /** A built (not yet listening) Kassa. */
 export interface Kassa {
@@ -249,18 +241,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.setNotFoundHandler((request, reply) =>
     sendProblem(request, reply, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
   );
-  // Requests being handled: close() waits for them before it closes the database (graceful shutdown, DESIGN.md §9).
-  // Once closing, a request arriving on a kept-alive connection gets 503 and `connection: close`, never the database.
-  // Counted until the handler has answered (onSend), not until the socket closes: a client that aborts leaves its
-  // handler running, and that handler must still find the database open.
-  const inFlight = new Set<string>();
-  let closing = false;
+  // Graceful shutdown (server/lifecycle.ts): registered first, so a request arriving while closing touches nothing.
+  const lifecycle = trackRequests(app);
   app.addHook('onRequest', async (request, reply) => {
-    if (closing) {
-      reply.header('connection', 'close');
-      return sendProblem(request, reply, 'SERVICE_UNAVAILABLE', 'Kassa is shutting down; retry');
-    }
-    inFlight.add(request.id);
     reply.header('x-request-id', request.id);
     if (
       config.tls.mode === 'proxy' &&
@@ -269,14 +252,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ) {
       await sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
     }
-  });
-  app.addHook('onSend', async (request, reply) => {
-    inFlight.delete(request.id);
-    // While closing, the client must not reuse the connection: the server can only finish closing once it ends.
-    if (closing) reply.header('connection', 'close');
-  });
-  app.addHook('onResponse', async (request) => {
-    inFlight.delete(request.id);
   });
   // problem+json bodies must keep their media type; Fastify would otherwise default objects to application/json.
   app.addContentTypeParser(PROBLEM_JSON, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'ignore'));
@@ -338,18 +313,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     idempotency: services.idempotency,
     auth,
   });
-  // Every `kassa serve` process delivers (DESIGN.md §3, §5): from the moment it listens; drained on close.
-  const delivery = createNotificationDelivery(
-    new KyselyStore(db.kysely).notifications,
+  // Every `kassa serve` process delivers notifications and sweeps expired links (server/background-jobs.ts).
+  registerBackgroundJobs(app, {
+    payments: services.payments,
+    hosted: services.hosted,
+    notificationRepository: new KyselyStore(db.kysely).notifications,
     clock,
-    { onAttempt: (outcome) => metrics?.deliveryAttempt(outcome), ...overrides.notifications },
-    app.log,
-  );
-  app.addHook('onListen', async () => delivery.start());
-  app.addHook('onClose', async () => delivery.stop());
-  // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).
-  app.addHook('onResponse', async (request) => {
-    if (request.method === 'POST') delivery.wake();
+    notifications: overrides.notifications,
+    onDeliveryAttempt: (outcome) => metrics?.deliveryAttempt(outcome),
   });
   await app.register(paymentRoutes, {
     payments: services.payments,
@@ -380,22 +351,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await app.register(simulatorAcsRoutes, { simulator });
     app.addHook('onClose', async () => simulator.stop());
   }
-  // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its
-  // vaulted card once links expire.
-  let expirySweep: NodeJS.Timeout | undefined;
-  app.addHook('onListen', async () => {
-    expirySweep = setInterval(() => {
-      services.payments
-        .expireAbandonedAuthentications()
-        .catch((error: unknown) => app.log.error({ err: error }, '3-D Secure expiry sweep failed'));
-      services.hosted
-        .expireAbandonedHostedPayments()
-        .catch((error: unknown) => app.log.error({ err: error }, 'hosted payment expiry sweep failed'));
-    }, THREE_DS_EXPIRY_SWEEP_MS);
-    expirySweep.unref();
-  });
-  app.addHook('onClose', async () => clearInterval(expirySweep));
-
   return {
     app,
     services,
@@ -403,59 +358,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     secrets,
     links,
     close: async () => {
-      closing = true;
+      lifecycle.beginClosing();
       await app.close();
-      const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
-      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await lifecycle.drain();
       await db.close();
     },
   };
-}
-
-/**
- * The OpenAPI description of the API (spec §9.3) exactly as `/openapi.json` serves it, built on a throwaway in-memory
- * database with the canonical public URL. `npm run openapi` writes it to openapi.json; a test keeps the two equal.
- */
-export async function buildOpenApiDocument(): Promise<unknown> {
-  const config = loadConfig({
-    DATABASE_URL: 'sqlite::memory:',
-    KASSA_PUBLIC_URL: 'https://localhost:8443',
-    KASSA_DATA_DIR: tmpdir(),
-    LOG_LEVEL: 'silent',
-  });
-  const kassa = await buildApp(config, {
-    secrets: { tokenSecret: 'openapi-generation-only-openapi-generation', dataKey: 'openapi-generation-only-openapi' },
-  });
-  await kassa.app.ready();
-  const document = kassa.app.swagger();
-  await kassa.close();
-  return document;
-}
-
-/** The sandbox merchant created on first start (DESIGN.md §3). */
-export const DEMO_MERCHANT_ID = 'demo';
-
-/**
- * A ready-to-open demo checkout (DESIGN.md §3): a hosted payment page session of the sandbox `demo` merchant, valid
- * 24 h, returning to Kassa's demo-shop page. Undefined when there is no sandbox `demo` merchant (a production setup).
- */
-export async function createDemoCheckout(kassa: Kassa, config: Config): Promise<string | undefined> {
-  const merchant = await kassa.services.merchants.getMerchant(DEMO_MERCHANT_ID).catch(() => undefined);
-  if (!merchant?.sandbox) return undefined;
-  const session = await kassa.services.hosted.createSession(merchant, {
-    merchantId: merchant.merchantId,
-    transId: `demo-${Date.now().toString(36)}`,
-    amount: { value: 12_500, currency: merchant.currency },
-    captureMethod: 'AUTOMATIC',
-    order: {
-      merchantReference: 'demo',
-      items: [
-        { name: 'Coffee beans, 500 g', quantity: 1, unitPrice: 9_500 },
-        { name: 'Shipping', quantity: 1, unitPrice: 3_000 },
-      ],
-    },
-    urls: { return: `${config.publicUrl}/hosted/demo/return`, cancel: `${config.publicUrl}/hosted/demo/cancel` },
-    expiresInSeconds: 24 * 60 * 60,
-  });
-  return kassa.links.url('session', session.sessionId, session.expiresAt);
 }

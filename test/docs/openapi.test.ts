@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/app.js';
+import { buildOpenApiDocument } from '../../src/server/openapi-document.js';
 
 describe('openapi.json', () => {
   it('is what the API serves at /openapi.json (run `npm run openapi` after changing a route)', async () => {

@@ -1,0 +1,207 @@
+import { userInfo } from 'node:os';
+import { Command, InvalidArgumentError } from 'commander';
+import { buildServices, openDatabase, type Services } from '../app.js';
+import { type Config, ConfigError, describeConfig, loadConfig } from '../config/config.js';
+import { loadRuntimeSecrets } from '../config/data-dir.js';
+import { KassaError } from '../domain/errors/error-catalogue.js';
+import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from '../domain/surcharge/fee-rule-text.js';
+import type { FeeRule } from '../domain/surcharge/surcharge-settings.js';
+import { buildOpenApiDocument } from '../server/openapi-document.js';
+import { serve } from '../server/serve.js';
+
+let environment: Record<string, string | undefined> = {};
+
+function readConfig(): Config {
+  try {
+    return loadConfig(environment);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** Opens the database and builds the services for a one-shot CLI command, then closes. */
+async function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
+  const config = readConfig();
+  const db = await openDatabase(config);
+  try {
+    const secrets = await loadRuntimeSecrets(config, { tls: false });
+    return await work(buildServices(config, db, secrets));
+  } finally {
+    await db.close();
+  }
+}
+
+function upper(value: string): string {
+  return value.toUpperCase();
+}
+
+const program = new Command('kassa').description('Kassa payment gateway').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('serve the HTTPS API (runs pending migrations first)')
+  .action(() => serve(readConfig()));
+
+program
+  .command('migrate')
+  .description('bring the database schema up to date')
+  .action(async () => {
+    const config = readConfig();
+    const db = await openDatabase(config);
+    await db.close();
+    console.log(`database (${config.database.dialect}) is at the latest migration`);
+  });
+
+program
+  .command('openapi')
+  .description('print the OpenAPI description of the API (JSON), as served at /openapi.json')
+  .action(async () => {
+    console.log(JSON.stringify(await buildOpenApiDocument(), null, 2));
+  });
+
+program
+  .command('config')
+  .description('print the effective configuration, secrets masked')
+  .action(() => console.log(JSON.stringify(describeConfig(readConfig()), null, 2)));
+
+const merchant = program.command('merchant').description('merchant profiles and credentials');
+
+merchant
+  .command('create')
+  .description('create a merchant and print its first API key and webhook secret')
+  .requiredOption('--id <merchantId>', 'merchant id (letters, digits, . _ -)')
+  .requiredOption('--country <code>', 'ISO 3166-1 alpha-2 country', upper)
+  .requiredOption('--currency <code>', 'ISO 4217 currency', upper)
+  .option('--name <name>', 'display name shown on hosted pages')
+  .option('--sandbox', 'sandbox merchant: notifications may go to http and loopback URLs', false)
+  .option('--webhook-url <url>', 'default notification URL')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    const created = await withServices((s) =>
+      s.merchants.createMerchant({
+        merchantId: opts.id,
+        name: opts.name,
+        country: opts.country,
+        currency: opts.currency,
+        sandbox: Boolean(opts.sandbox),
+        webhookUrl: opts.webhookUrl,
+      }),
+    );
+    const out = {
+      merchantId: created.merchant.merchantId,
+      apiKey: created.apiKey,
+      webhookSecret: created.merchant.webhookSecret,
+    };
+    if (opts.json) console.log(JSON.stringify({ ...out, keyId: created.keyId }));
+    else
+      console.log(
+        `merchantId:    ${out.merchantId}\nkeyId:         ${created.keyId}\napiKey:        ${out.apiKey}\nwebhookSecret: ${out.webhookSecret}`,
+      );
+  });
+
+merchant
+  .command('set')
+  .description('change a merchant setting')
+  .argument('<merchantId>')
+  .option('--webhook-url <url>', 'default notification URL ("" clears it)')
+  .action(async (merchantId: string, opts) => {
+    if (opts.webhookUrl === undefined) throw new InvalidArgumentError('nothing to set: give --webhook-url');
+    await withServices((s) => s.merchants.setWebhookUrl(merchantId, opts.webhookUrl || undefined));
+    console.log(`merchant ${merchantId} updated`);
+  });
+
+const key = merchant.command('key').description('API keys');
+key
+  .command('rotate')
+  .description('issue a new API key (old keys stay valid until revoked)')
+  .argument('<merchantId>')
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts) => {
+    const issued = await withServices((s) => s.merchants.rotateApiKey(merchantId));
+    if (opts.json) console.log(JSON.stringify({ merchantId, ...issued }));
+    else console.log(`keyId:  ${issued.keyId}\napiKey: ${issued.apiKey}`);
+  });
+key
+  .command('revoke')
+  .description('revoke an API key; its access tokens stop working at once')
+  .argument('<merchantId>')
+  .argument('<keyId>')
+  .action(async (merchantId: string, keyId: string) => {
+    await withServices((s) => s.merchants.revokeApiKey(merchantId, keyId));
+    console.log(`key ${keyId} of ${merchantId} revoked`);
+  });
+
+/** Audit actor of CLI changes: `cli:<os user>` (DESIGN.md §7). */
+function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli:unknown'; // no passwd entry for this uid (some containers)
+  }
+}
+
+function collectRule(value: string, previous: FeeRule[] | undefined): FeeRule[] {
+  try {
+    return [...(previous ?? []), parseFeeRule(value)];
+  } catch (error) {
+    if (error instanceof KassaError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
+const surcharge = merchant
+  .command('surcharge')
+  .description('card surcharge settings (DESIGN.md §7); every change is audited');
+surcharge
+  .command('enable')
+  .description('enable surcharging with these fee rules (replacing any rules the merchant had)')
+  .argument('<merchantId>')
+  .requiredOption(
+    '--rule <rule>',
+    'fee rule, repeatable: brand=VISA|MASTERCARD|*,reason=COMMERCIAL_CARD|NON_EEA_CARD[,percentageBps=N][,fixed=N][,max=N] (basis points, minor units)',
+    collectRule,
+  )
+  .option('--actor <name>', 'who makes the change, for the audit log', cliActor())
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts: { rule: FeeRule[]; actor: string; json?: boolean }) => {
+    const change = await withServices((s) => s.surcharge.enable(merchantId, opts.rule, opts.actor));
+    if (opts.json) console.log(JSON.stringify({ merchantId, ...change.settings }));
+    else console.log(`surcharging of ${merchantId} ${describeSurchargeSettings(change.settings)}`);
+  });
+surcharge
+  .command('disable')
+  .description('disable surcharging (the fee rules are kept)')
+  .argument('<merchantId>')
+  .option('--actor <name>', 'who makes the change, for the audit log', cliActor())
+  .action(async (merchantId: string, opts: { actor: string }) => {
+    await withServices((s) => s.surcharge.disable(merchantId, opts.actor));
+    console.log(`surcharging of ${merchantId} disabled`);
+  });
+surcharge
+  .command('show')
+  .description('print the surcharge settings and their audit log')
+  .argument('<merchantId>')
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts: { json?: boolean }) => {
+    const [settings, audit] = await withServices((s) =>
+      Promise.all([s.surcharge.get(merchantId), s.surcharge.listAudit(merchantId)]),
+    );
+    if (opts.json) console.log(JSON.stringify({ merchantId, ...settings, audit }));
+    else
+      console.log(
+        `surcharging of ${merchantId} ${describeSurchargeSettings(settings)}\naudit log:\n${describeSurchargeAudit(audit)}`,
+      );
+  });
+
+/**
+ * The `kassa` command line (DESIGN.md §1): `serve`, `migrate`, `openapi`, `config`, `merchant …`, reading its
+ * settings from `env` (the process environment, passed in by the entry).
+ */
+export function kassaProgram(env: Record<string, string | undefined>): Command {
+  environment = env;
+  return program;
+}

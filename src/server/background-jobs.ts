@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
+import type { PaymentService } from '../domain/payments/payment-service.js';
+import type { Clock } from '../domain/ports/clock.js';
+import type { NotificationRepository } from '../domain/ports/store.js';
+import {
+  createNotificationDelivery,
+  type NotificationDeliverySettings,
+} from '../notifications/notification-delivery.js';
+
+/** How often every node looks for 3-D Secure authentications and hosted card steps abandoned past their link's lifetime. */
+export const EXPIRY_SWEEP_MS = 60_000; // 1 min
+
+export interface BackgroundJobsDeps {
+  payments: Pick<PaymentService, 'expireAbandonedAuthentications'>;
+  hosted: Pick<HostedPaymentService, 'expireAbandonedHostedPayments'>;
+  notificationRepository: NotificationRepository;
+  clock: Clock;
+  notifications?: Partial<NotificationDeliverySettings>;
+  /** Called after every delivery attempt with its outcome (metrics). */
+  onDeliveryAttempt?: NotificationDeliverySettings['onAttempt'];
+}
+
+/**
+ * The jobs every `kassa serve` process runs beside its HTTP server (DESIGN.md §3, §5): the outbox dispatcher that
+ * delivers notifications, and the expiry sweeps of abandoned 3-D Secure authentications and hosted card steps. Every
+ * node runs them; the database decides who acts (claims with `FOR UPDATE SKIP LOCKED`, guarded status updates).
+ * They start when the server listens and stop, drained, when it closes.
+ */
+export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJobsDeps): void {
+  const delivery = createNotificationDelivery(
+    deps.notificationRepository,
+    deps.clock,
+    { onAttempt: deps.onDeliveryAttempt, ...deps.notifications },
+    app.log,
+  );
+  app.addHook('onListen', async () => delivery.start());
+  app.addHook('onClose', async () => delivery.stop());
+  // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).
+  app.addHook('onResponse', async (request) => {
+    if (request.method === 'POST') delivery.wake();
+  });
+
+  // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its
+  // vaulted card once links expire.
+  let expirySweep: NodeJS.Timeout | undefined;
+  app.addHook('onListen', async () => {
+    expirySweep = setInterval(() => {
+      deps.payments
+        .expireAbandonedAuthentications()
+        .catch((error: unknown) => app.log.error({ err: error }, '3-D Secure expiry sweep failed'));
+      deps.hosted
+        .expireAbandonedHostedPayments()
+        .catch((error: unknown) => app.log.error({ err: error }, 'hosted payment expiry sweep failed'));
+    }, EXPIRY_SWEEP_MS);
+    expirySweep.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(expirySweep));
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { sendProblem } from '../http/problem.js';
+
+/** How long `drain()` waits for requests still being handled, in milliseconds. */
+export const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
+
+/** Graceful shutdown of one server (DESIGN.md §9): stop accepting, let the requests being handled answer. */
+export interface Lifecycle {
+  /** True once `close()` of the Kassa began: new requests are refused with 503. */
+  readonly closing: boolean;
+  /** Refuse new requests from now on (503, `connection: close`). */
+  beginClosing(): void;
+  /** Resolves when every request being handled has answered, or after `timeoutMs`. */
+  drain(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Registers the hooks that count the requests being handled. Call before any other `onRequest` hook, so a request
+ * arriving while closing is refused before it touches anything.
+ *
+ * Counted until the handler has answered (onSend), not until the socket closes: a client that aborts leaves its
+ * handler running, and that handler must still find the database open. Once closing, a request arriving on a
+ * kept-alive connection gets 503 and `connection: close`, never the database.
+ */
+export function trackRequests(app: FastifyInstance): Lifecycle {
+  const inFlight = new Set<string>();
+  let closing = false;
+  app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      return sendProblem(request, reply, 'SERVICE_UNAVAILABLE', 'Kassa is shutting down; retry');
+    }
+    inFlight.add(request.id);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    inFlight.delete(request.id);
+    // While closing, the client must not reuse the connection: the server can only finish closing once it ends.
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (request) => {
+    inFlight.delete(request.id);
+  });
+  return {
+    get closing() {
+      return closing;
+    },
+    beginClosing() {
+      closing = true;
+    },
+    async drain(timeoutMs = SHUTDOWN_DRAIN_MS) {
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+  };
+}
