@@ -3,12 +3,21 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'domain/ imports only domain/ and pure libraries (no Fastify, Kysely, pg, undici, pino, node I/O).',
+      comment:
+        'domain/ imports only domain/, contracts/ (wire types) and pure libraries (no Fastify, Kysely, pg, undici, pino, node I/O).',
       severity: 'error',
       from: { path: '^src/domain/' },
       to: {
-        path: '^src/(?!domain/)|node_modules/(fastify|@fastify|kysely|pg|better-sqlite3|undici|pino|standardwebhooks)/',
+        path: '^src/(?!domain/|contracts/)|node_modules/(fastify|@fastify|kysely|pg|better-sqlite3|undici|pino|standardwebhooks)/',
       },
+    },
+    {
+      name: 'contracts-are-leaves',
+      comment:
+        'contracts/ (the Paygate v2 wire schemas) import only TypeBox: domain/, http/, hosted/ and notifications/ may use them.',
+      severity: 'error',
+      from: { path: '^src/contracts/' },
+      to: { path: '^src/(?!contracts/)|node_modules/(?!typebox/)' },
     },
     {
       name: 'domain-no-node-io',

@@ -1,0 +1,68 @@
+import { Type } from 'typebox';
+
+/**
+ * Building blocks of the Paygate v2 wire contract (`../shared/spec/paygate-v2-wire.md`). Pure TypeBox: no imports
+ * from any other Kassa room, so `domain/`, `http/` and `notifications/` may all depend on `contracts/`.
+ */
+
+/** Printable text without control characters (C0, DEL, C1), at most `maxLength` characters. */
+export const Text = (maxLength: number, options: { minLength?: number; description?: string } = {}) =>
+  Type.String({ maxLength, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$', ...options });
+
+/** ISO 4217 alphabetic currency code. */
+export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 alphabetic code' });
+
+/** Largest amount Kassa takes, in minor units (11 digits, as Paygate's `n..11`). */
+export const MAX_AMOUNT_MINOR = 99_999_999_999;
+
+/**
+ * A request amount in minor units: a JSON integer, or a string of digits (the Axepta PHP library sends `"1234"`;
+ * wire §2). Zero is refused: a payment or follow-up of nothing is a mistake.
+ */
+export const AmountValue = Type.Union(
+  [
+    Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_MINOR }),
+    Type.String({ pattern: '^0*[1-9][0-9]{0,10}$', description: 'digits only' }),
+  ],
+  { description: 'ISO 4217 minor units: an integer, or a string of digits' },
+);
+
+/** Minor units (integer, zero allowed): the informational totals of wire §2. */
+export const Minor = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_MINOR, description: 'ISO 4217 minor units' });
+
+/** An absolute URL (https required by the domain outside sandbox). */
+export const Url = Type.String({ format: 'uri', maxLength: 2048 });
+
+/**
+ * A language: any ISO 639-1/639-2 code or BCP 47 tag, in any case, `_` accepted for `-` (wire §2: never refused;
+ * pages use the best supported language, else English).
+ */
+export const Language = Type.String({
+  pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$',
+  maxLength: 35,
+  description: 'ISO 639-1 code or BCP 47 tag, any case',
+});
+
+/** `metadata`: string values, echoed unchanged (empty strings occur). */
+export const Metadata = Type.Record(Type.String({ maxLength: 64 }), Text(1024), { maxProperties: 50 });
+
+/** RFC 3339 date-time. */
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** A `YYYY-MM-DD` date. */
+export const DateOnly = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
+
+/** The 32-hex payId (a UUID v4 without dashes). */
+export const PayId = Type.String({ pattern: '^[0-9a-f]{32}$', description: '32 lowercase hex characters' });
+
+/** The merchant's id of a payment or operation: 1–64 printable ASCII characters. */
+export const TransId = Type.String({ pattern: '^[\\x21-\\x7E]{1,64}$', description: "The merchant's id" });
+
+/** The merchant's reference (Paygate: 12 alphanumerics; Kassa takes up to 64 printable characters). */
+export const RefNr = Text(64, { minLength: 1 });
+
+/** `{ href }` of a HAL-style link. */
+export const Link = Type.Object({ href: Type.String() });
+
+/** A closed object: unknown members are refused with a 400 naming them (wire §2). */
+export const closed = { additionalProperties: false } as const;
