@@ -48,7 +48,8 @@ module.exports = {
     },
     {
       name: 'server-and-cli-are-outer',
-      comment: 'server/ (lifecycle, background jobs, demo) and cli/ (commands) sit beside app.ts; no room imports them.',
+      comment:
+        'server/ (lifecycle, background jobs, demo) and cli/ (commands) sit beside app.ts; no room imports them.',
       severity: 'error',
       from: { path: '^src/(domain|contracts|config|storage|integrations|notifications|http|hosted)/' },
       to: { path: '^src/(server|cli)/|^src/(app|main)\\.ts$' },

@@ -4,6 +4,8 @@
  * Only the fields Kassa sends or reads are typed; a real DS adapter may carry more.
  */
 
+import type { ThreeDSRequestorAuthenticationInd } from './stored-credential-fields.js';
+
 /** Protocol versions Kassa supports, lowest first (DESIGN.md §6). */
 export const SUPPORTED_MESSAGE_VERSIONS = ['2.1.0', '2.2.0', '2.3.1'] as const;
 export type MessageVersion = (typeof SUPPORTED_MESSAGE_VERSIONS)[number];
@@ -61,6 +63,14 @@ export interface AuthenticationRequest {
   /** Y, N or U: whether the 3DS Method completed (spec §2.1 threeDSCompInd). */
   threeDSCompInd: 'Y' | 'N' | 'U';
   threeDSRequestorChallengeInd: ThreeDSRequestorChallengeInd;
+  /** Why the requestor authenticates: 01 payment, 02 recurring, 03 instalment, 04 add card (stored credentials). */
+  threeDSRequestorAuthenticationInd: ThreeDSRequestorAuthenticationInd;
+  /** YYYYMMDD; with threeDSRequestorAuthenticationInd 02 and 03. */
+  recurringExpiry?: string;
+  /** Minimum days between authorisations; with 02 and 03. */
+  recurringFrequency?: string;
+  /** Maximum number of instalments (> 1); with 03. */
+  purchaseInstalData?: string;
   deviceChannel: DeviceChannel;
   /** 01 = payment authentication. */
   messageCategory: '01';

@@ -5,10 +5,12 @@
  */
 import { code as currencyByCode } from 'currency-codes';
 import countries from 'i18n-iso-countries';
+import type { CredentialOnFile } from '../cards/credential-on-file.js';
 import type { ThreeDSResult } from '../payments/payment.js';
 import type { BrowserInfo, ChallengePreference, SdkInfo } from '../payments/payment-request.js';
 import type { Clock } from '../ports/clock.js';
 import type { DirectoryServer } from '../ports/directory-server.js';
+import { storedCredentialAReqFields } from './stored-credential-fields.js';
 import {
   type AReqBrowserData,
   type AReqSdkData,
@@ -88,6 +90,11 @@ export interface AReqInput {
   /** Required for APP. */
   sdkInfo?: SdkInfo;
   challengePreference: ChallengePreference;
+  /**
+   * The payment's `credentialOnFile`, when it has one: an initial payment that stores the card sends the EMVCo
+   * stored-credential fields (see storedCredentialAReqFields); absent → threeDSRequestorAuthenticationInd 01.
+   */
+  credentialOnFile?: CredentialOnFile;
   /**
    * Outcome of the 3DS Method (spec §2.1 threeDSCompInd): Y completed, N did not complete, U no 3DS Method URL.
    */
@@ -185,6 +192,7 @@ export function buildAReq(input: AReqInput): AuthenticationRequest {
     threeDSRequestorURL: input.threeDSRequestorURL,
     threeDSCompInd: input.threeDSCompInd,
     threeDSRequestorChallengeInd: CHALLENGE_INDICATOR[input.challengePreference],
+    ...storedCredentialAReqFields(input.credentialOnFile, input.expiryDate),
     deviceChannel: input.channel === 'APP' ? '01' : '02',
     messageCategory: '01',
     acctNumber: input.pan,

@@ -443,6 +443,14 @@ export class SimulatorDirectoryServer implements DirectoryServer {
     need('merchantCountryCode', /^\d{3}$/);
     need('acquirerMerchantID', /^.{1,35}$/s);
     if (raw.cardholderName !== undefined) need('cardholderName', /^.{2,45}$/s);
+    // EMVCo: threeDSRequestorAuthenticationInd is required for payment authentication; recurringExpiry and
+    // recurringFrequency are required with 02 (recurring) and 03 (instalment), purchaseInstalData (> 1) with 03.
+    need('threeDSRequestorAuthenticationInd', /^0[1-6]$/);
+    if (raw.threeDSRequestorAuthenticationInd === '02' || raw.threeDSRequestorAuthenticationInd === '03') {
+      need('recurringExpiry', /^\d{4}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])$/);
+      need('recurringFrequency', /^[1-9]\d{0,3}$/);
+    }
+    if (raw.threeDSRequestorAuthenticationInd === '03') need('purchaseInstalData', /^(?:[2-9]|[1-9]\d{1,2})$/);
     if (raw.deviceChannel === '02') {
       need('threeDSCompInd', /^[YNU]$/);
       need('notificationURL', /^https?:\/\/\S{1,250}$/);

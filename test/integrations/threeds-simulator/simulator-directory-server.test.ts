@@ -282,6 +282,30 @@ describe('SimulatorDirectoryServer: AReq checks like a DS', () => {
     ['an alphabetic purchaseCurrency', '203', (a) => (a.purchaseCurrency = 'DKK'), 'BROWSER'],
     ['threeDSRequestorChallengeInd 05', '203', (a) => (a.threeDSRequestorChallengeInd = '05'), 'BROWSER'],
     ['deviceChannel 03 (3RI, not supported)', '203', (a) => (a.deviceChannel = '03'), 'BROWSER'],
+    [
+      'a missing threeDSRequestorAuthenticationInd',
+      '201',
+      (a) => delete a.threeDSRequestorAuthenticationInd,
+      'BROWSER',
+    ],
+    [
+      'a recurring AReq (02) without recurringExpiry',
+      '201',
+      (a) => Object.assign(a, { threeDSRequestorAuthenticationInd: '02', recurringFrequency: '28' }),
+      'BROWSER',
+    ],
+    [
+      'an instalment AReq (03) with purchaseInstalData 1',
+      '203',
+      (a) =>
+        Object.assign(a, {
+          threeDSRequestorAuthenticationInd: '03',
+          recurringExpiry: '20271231',
+          recurringFrequency: '28',
+          purchaseInstalData: '1',
+        }),
+      'BROWSER',
+    ],
   ];
 
   it.each(cases)('answers %s with an Erro %s from the DS', async (_name, code, mutate, channel, bin) => {
