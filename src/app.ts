@@ -39,6 +39,7 @@ import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { sessionRoutes } from './http/routes/sessions.route.js';
+import { FileSettlementLedger } from './integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
 import { simulatorAcsRoutes } from './integrations/threeds-simulator/simulator-acs-routes.js';
@@ -97,7 +98,12 @@ export interface Kassa {
   secrets: RuntimeSecrets;
   /** Signs hosted-page links. */
   links: HostedLinks;
-  close(): Promise<void>;
+  /**
+   * Graceful close: refuses new requests with 503, lets those being handled answer, stops background jobs, closes the
+   * database. `graceMs` (a served process passes SHUTDOWN_GRACE_MS) keeps connections open that long first, so a
+   * request already on its way is answered (503, `connection: close`) instead of its connection being reset.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Node's crypto as the IdGenerator port. */
@@ -137,7 +143,13 @@ export function buildServices(
   const directoryServer =
     overrides.directoryServer ??
     new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock, ...overrides.threeDSSimulator });
-  const acquirer = overrides.acquirer ?? new SimulatorAcquirer(bins);
+  const acquirer =
+    overrides.acquirer ??
+    new SimulatorAcquirer(
+      bins,
+      config.acquirerSimulatorLedger ? new FileSettlementLedger(config.acquirerSimulatorLedger) : undefined,
+      () => clock.now(),
+    );
   // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
   const cardVault = new KyselyCardVault(db.kysely, secrets.dataKey);
   const payments = new PaymentService({
@@ -319,7 +331,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     hosted: services.hosted,
     notificationRepository: new KyselyStore(db.kysely).notifications,
     clock,
-    notifications: overrides.notifications,
+    notifications: { leaseMs: config.notificationLeaseMs, ...overrides.notifications },
     onDeliveryAttempt: (outcome) => metrics?.deliveryAttempt(outcome),
   });
   await app.register(paymentRoutes, {
@@ -357,8 +369,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     db,
     secrets,
     links,
-    close: async () => {
+    close: async (options = {}) => {
       lifecycle.beginClosing();
+      if (options.graceMs) await lifecycle.grace(options.graceMs);
       await app.close();
       await lifecycle.drain();
       await db.close();

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Static, Type } from 'typebox';
@@ -43,6 +44,24 @@ export const ConfigSchema = Type.Object({
     default: 1000,
     description: 'ms of event-loop delay above which requests get 503 (load shedding); 0 turns it off',
   }),
+  KASSA_WORKERS: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 256 })], {
+    default: 1,
+    description: 'worker processes sharing the port (node:cluster); auto = number of cores; > 1 needs PostgreSQL',
+  }),
+  KASSA_NOTIFICATION_LEASE: Type.Optional(
+    Type.Integer({
+      minimum: 1000,
+      maximum: 3_600_000,
+      description:
+        'ms a node holds a claimed notification; a crashed node’s claims are delivered by others after it (default 12 000)',
+    }),
+  ),
+  KASSA_ACQUIRER_SIMULATOR_LEDGER: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'file the acquirer simulator appends its settlement records to (JSON lines); shared by nodes',
+    }),
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -72,6 +91,12 @@ export interface Config {
   logLevel: string;
   /** Event-loop delay (ms) above which Kassa sheds load with 503; 0 = off. */
   maxEventLoopDelayMs: number;
+  /** Worker processes of `kassa serve` on one port (1: no cluster). */
+  workers: number;
+  /** Claim lease of notification delivery in ms; undefined: the dispatcher's default. */
+  notificationLeaseMs?: number;
+  /** Settlement file of the acquirer simulator (absolute); undefined: records kept in memory only. */
+  acquirerSimulatorLedger?: string;
 }
 
 /** Thrown when a setting is invalid; the message names each variable. Start-up stops on it. */
@@ -104,6 +129,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   if (raw.KASSA_TLS === 'proxy' && raw.KASSA_TLS_CERT !== undefined) {
     problems.push('KASSA_TLS: proxy mode terminates TLS in the proxy; unset KASSA_TLS_CERT/KASSA_TLS_KEY');
   }
+  const workers = raw.KASSA_WORKERS === 'auto' ? availableParallelism() : raw.KASSA_WORKERS;
+  const sqlite = raw.DATABASE_URL === undefined || raw.DATABASE_URL.startsWith('sqlite:');
+  if (workers > 1 && sqlite) {
+    problems.push(
+      `KASSA_WORKERS: ${workers} workers need PostgreSQL (DATABASE_URL=postgres://…); SQLite allows one writer at a time, so more processes on one SQLite file would only queue for its lock and fail with SQLITE_BUSY`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = isAbsolute(raw.KASSA_DATA_DIR) ? raw.KASSA_DATA_DIR : resolve(cwd, raw.KASSA_DATA_DIR);
@@ -133,6 +165,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     binFile: isAbsolute(raw.KASSA_BIN_FILE) ? raw.KASSA_BIN_FILE : resolve(cwd, raw.KASSA_BIN_FILE),
     logLevel: raw.LOG_LEVEL,
     maxEventLoopDelayMs: raw.KASSA_MAX_EVENT_LOOP_DELAY,
+    workers,
+    notificationLeaseMs: raw.KASSA_NOTIFICATION_LEASE,
+    acquirerSimulatorLedger:
+      raw.KASSA_ACQUIRER_SIMULATOR_LEDGER === undefined
+        ? undefined
+        : isAbsolute(raw.KASSA_ACQUIRER_SIMULATOR_LEDGER)
+          ? raw.KASSA_ACQUIRER_SIMULATOR_LEDGER
+          : resolve(cwd, raw.KASSA_ACQUIRER_SIMULATOR_LEDGER),
   };
   return Object.freeze(config);
 }

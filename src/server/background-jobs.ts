@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { DELIVERY_TIMEOUT_MS } from '../domain/notifications/retry-schedule.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { PaymentService } from '../domain/payments/payment-service.js';
 import type { Clock } from '../domain/ports/clock.js';
@@ -28,12 +29,13 @@ export interface BackgroundJobsDeps {
  * They start when the server listens and stop, drained, when it closes.
  */
 export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJobsDeps): void {
-  const delivery = createNotificationDelivery(
-    deps.notificationRepository,
-    deps.clock,
-    { onAttempt: deps.onDeliveryAttempt, ...deps.notifications },
-    app.log,
-  );
+  const settings = { onAttempt: deps.onDeliveryAttempt, ...deps.notifications };
+  // A lease shorter than the delivery timeout would let another node resend an attempt still waiting for its answer:
+  // a shortened lease (KASSA_NOTIFICATION_LEASE) shortens the timeout to stay a second inside it.
+  if (settings.leaseMs !== undefined && settings.timeoutMs === undefined) {
+    settings.timeoutMs = Math.min(DELIVERY_TIMEOUT_MS, settings.leaseMs - 1_000);
+  }
+  const delivery = createNotificationDelivery(deps.notificationRepository, deps.clock, settings, app.log);
   app.addHook('onListen', async () => delivery.start());
   app.addHook('onClose', async () => delivery.stop());
   // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).

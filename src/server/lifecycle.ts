@@ -4,12 +4,20 @@ import { sendProblem } from '../http/problem.js';
 /** How long `drain()` waits for requests still being handled, in milliseconds. */
 export const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
 
+/**
+ * How long a served process keeps its connections after a stop signal before it closes idle ones: requests already
+ * sent on them (or still in their TLS handshake) get a clean 503 with `connection: close` instead of a reset.
+ */
+export const SHUTDOWN_GRACE_MS = 1_000; // 1 s
+
 /** Graceful shutdown of one server (DESIGN.md §9): stop accepting, let the requests being handled answer. */
 export interface Lifecycle {
   /** True once `close()` of the Kassa began: new requests are refused with 503. */
   readonly closing: boolean;
   /** Refuse new requests from now on (503, `connection: close`). */
   beginClosing(): void;
+  /** Waits `ms` while closing (requests still arrive and get 503); returns early once no connection is open. */
+  grace(ms: number): Promise<void>;
   /** Resolves when every request being handled has answered, or after `timeoutMs`. */
   drain(timeoutMs?: number): Promise<void>;
 }
@@ -47,9 +55,22 @@ export function trackRequests(app: FastifyInstance): Lifecycle {
     beginClosing() {
       closing = true;
     },
+    async grace(ms) {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline && (await openConnections(app)) > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
     async drain(timeoutMs = SHUTDOWN_DRAIN_MS) {
       const deadline = Date.now() + timeoutMs;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     },
   };
+}
+
+function openConnections(app: FastifyInstance): Promise<number> {
+  return new Promise((resolve) => {
+    if (!app.server.listening) return resolve(0);
+    app.server.getConnections((error, count) => resolve(error ? 0 : count));
+  });
 }

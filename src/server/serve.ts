@@ -1,47 +1,167 @@
-import { buildApp, type Kassa } from '../app.js';
+import cluster, { type Worker } from 'node:cluster';
+import { buildApp, buildServices, type Kassa, openDatabase } from '../app.js';
 import type { Config } from '../config/config.js';
+import { loadRuntimeSecrets } from '../config/data-dir.js';
+import { HostedLinks } from '../hosted/links.js';
 import { createDemoCheckout, ensureDemoMerchant } from './demo.js';
+import { SHUTDOWN_DRAIN_MS, SHUTDOWN_GRACE_MS } from './lifecycle.js';
+
+/** How long the primary waits for a worker to drain before it kills it. */
+const WORKER_STOP_MS = SHUTDOWN_GRACE_MS + SHUTDOWN_DRAIN_MS + 15_000; // ms: the worker's own drain plus delivery stop and DB close
+/** Delay before a crashed worker is replaced (keeps a crash loop from spinning a core). */
+const WORKER_RESTART_DELAY_MS = 1_000;
 
 /**
- * `kassa serve`: builds Kassa, creates the demo merchant on first start, listens, prints where to find it, and shuts
- * down gracefully on SIGTERM/SIGINT (requests being handled answer, deliveries in flight finish, then exit 0).
+ * `kassa serve`: with KASSA_WORKERS=1 one process builds Kassa and listens; with N > 1 (PostgreSQL only, refused by
+ * the config for SQLite) a primary prepares the data once and forks N workers (node:cluster) that accept on the same
+ * port, each a whole Kassa (API, pages, notification delivery, sweeps) sharing PostgreSQL as separate nodes do
+ * (DESIGN.md §3). SIGTERM/SIGINT shut down gracefully: every worker drains (requests being handled answer,
+ * deliveries in flight finish) before the process exits 0.
  */
 export async function serve(config: Config): Promise<void> {
-  let kassa: Kassa;
+  if (config.workers > 1 && cluster.isPrimary) return servePrimary(config);
+  if (cluster.isWorker) return serveWorker(config);
+  return serveSingle(config);
+}
+
+async function startKassa(config: Config): Promise<Kassa> {
   try {
-    kassa = await buildApp(config);
+    return await buildApp(config);
   } catch (error) {
     console.error(`Kassa could not start: ${(error as Error).message}`);
     process.exit(1);
   }
+}
+
+/** Stops on SIGTERM/SIGINT (and, in a worker, when the primary is gone) after `stop` resolves, exit code 0. */
+function onShutdownSignals(stop: (signal: string) => Promise<void>): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    await stop(signal);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
+}
+
+function banner(config: Config, demoCheckout: string | undefined, generatedCert: boolean): string {
+  const scheme = config.tls.mode === 'proxy' ? 'http (behind a TLS proxy)' : 'https';
+  const workers = config.workers > 1 ? `, ${config.workers} worker processes` : '';
+  return [
+    `Kassa listens on ${config.host}:${config.port} (${scheme}), database ${config.database.dialect}${workers}.`,
+    `  API:       ${config.publicUrl}/api/v1`,
+    `  API docs:  ${config.publicUrl}/docs`,
+    `  OpenAPI:   ${config.publicUrl}/openapi.json`,
+    demoCheckout
+      ? `  Demo checkout (open it in a browser; test cards in docs/test-cards.md):\n    ${demoCheckout}`
+      : '',
+    generatedCert ? `  A self-signed certificate was generated into ${config.dataDir}.` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+async function serveSingle(config: Config): Promise<void> {
+  const kassa = await startKassa(config);
   const { app, services } = kassa;
   const demoCredentials = await ensureDemoMerchant(services);
   if (demoCredentials) console.log(demoCredentials);
   await app.listen({ host: config.host, port: config.port });
   const demoCheckout = await createDemoCheckout(services, kassa.links, config);
-  const scheme = config.tls.mode === 'proxy' ? 'http (behind a TLS proxy)' : 'https';
-  console.log(
-    [
-      `Kassa listens on ${config.host}:${config.port} (${scheme}), database ${config.database.dialect}.`,
-      `  API:       ${config.publicUrl}/api/v1`,
-      `  API docs:  ${config.publicUrl}/docs`,
-      `  OpenAPI:   ${config.publicUrl}/openapi.json`,
-      demoCheckout
-        ? `  Demo checkout (open it in a browser; test cards in docs/test-cards.md):\n    ${demoCheckout}`
-        : '',
-      kassa.secrets.tls?.generated ? `  A self-signed certificate was generated into ${config.dataDir}.` : '',
-    ]
-      .filter(Boolean)
-      .join('\n'),
-  );
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
+  console.log(banner(config, demoCheckout, kassa.secrets.tls?.generated === true));
+  onShutdownSignals(async (signal) => {
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
-    await kassa.close();
-    process.exit(0);
+    await kassa.close({ graceMs: SHUTDOWN_GRACE_MS });
+  });
+}
+
+/** A worker: a whole Kassa accepting on the port the primary shares; silent but for its logs. */
+async function serveWorker(config: Config): Promise<void> {
+  const kassa = await startKassa(config);
+  await kassa.app.listen({ host: config.host, port: config.port });
+  onShutdownSignals(async (signal) => {
+    kassa.app.log.info({ signal, worker: cluster.worker?.id }, 'worker shutting down: draining in-flight requests');
+    await kassa.close({ graceMs: SHUTDOWN_GRACE_MS });
+  });
+}
+
+/**
+ * The primary: migrates, loads (or on first start generates) the secrets and creates the demo merchant once, so
+ * workers never race for them; then forks the workers, replaces one that crashes, and on a signal stops them all.
+ */
+async function servePrimary(config: Config): Promise<void> {
+  let demoCheckout: string | undefined;
+  let generatedCert = false;
+  try {
+    const db = await openDatabase(config);
+    try {
+      const secrets = await loadRuntimeSecrets(config);
+      generatedCert = secrets.tls?.generated === true;
+      const services = buildServices(config, db, secrets);
+      const demoCredentials = await ensureDemoMerchant(services);
+      if (demoCredentials) console.log(demoCredentials);
+      demoCheckout = await createDemoCheckout(services, new HostedLinks(secrets.tokenSecret, config.publicUrl), config);
+      services.threeDSSimulator?.stop();
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    console.error(`Kassa could not start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+
+  let stopping = false;
+  let everyoneListened = false;
+  const listening = new Set<number>();
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    worker.once('listening', () => {
+      listening.add(worker.id);
+      if (!everyoneListened && listening.size === config.workers) {
+        everyoneListened = true;
+        console.log(banner(config, demoCheckout, generatedCert));
+      }
+    });
+    return worker;
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  cluster.on('exit', (worker, code, signal) => {
+    const wasListening = listening.delete(worker.id);
+    if (stopping) return;
+    if (!wasListening && !everyoneListened) {
+      // A worker that never listened will not listen on a retry either (bad certificate, port taken, …).
+      console.error(`Kassa could not start: worker ${worker.id} exited (${signal ?? code}) before listening`);
+      stopping = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+      process.exitCode = 1;
+      return;
+    }
+    console.error(`worker ${worker.id} exited (${signal ?? code}); starting a new one`);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, WORKER_RESTART_DELAY_MS).unref();
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+
+  onShutdownSignals(async (signal) => {
+    stopping = true;
+    console.log(`shutting down (${signal}): draining ${config.workers} workers`);
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            const kill = setTimeout(() => worker.process.kill('SIGKILL'), WORKER_STOP_MS);
+            worker.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+  });
 }

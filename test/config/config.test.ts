@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from '../../src/config/config.js';
@@ -73,5 +74,31 @@ describe('loadConfig', () => {
     expect(text).not.toContain('y'.repeat(40));
     expect(text).not.toContain('hunter2');
     expect(text).toContain('kassa:***@db');
+  });
+});
+
+describe('KASSA_WORKERS', () => {
+  it('defaults to one worker; auto means one per core', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ KASSA_WORKERS: 'auto', DATABASE_URL: 'postgres://kassa@db/kassa' }).workers).toBe(
+      availableParallelism(),
+    );
+    expect(loadConfig({ KASSA_WORKERS: '4', DATABASE_URL: 'postgres://kassa@db/kassa' }).workers).toBe(4);
+  });
+
+  it.each(['2', 'auto'].filter((w) => w !== 'auto' || availableParallelism() > 1))(
+    'refuses %s workers on SQLite, naming its single writer',
+    (workers) => {
+      expect(() => loadConfig({ KASSA_WORKERS: workers })).toThrow(/KASSA_WORKERS: \d+ workers need PostgreSQL/);
+      expect(() => loadConfig({ KASSA_WORKERS: workers, DATABASE_URL: 'sqlite:/tmp/k.db' })).toThrow(
+        /SQLite allows one writer/,
+      );
+    },
+  );
+
+  it.each(['0', '-1', 'many'])('refuses KASSA_WORKERS=%s', (workers) => {
+    expect(() => loadConfig({ KASSA_WORKERS: workers, DATABASE_URL: 'postgres://kassa@db/kassa' })).toThrow(
+      /KASSA_WORKERS/,
+    );
   });
 });

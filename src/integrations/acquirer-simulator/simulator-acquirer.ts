@@ -7,6 +7,7 @@ import type {
   AcquirerFollowUpResult,
 } from '../../domain/ports/acquirer.js';
 import type { BinTable } from '../../domain/ports/bin-table.js';
+import { MemorySettlementLedger, type SettlementLedger, type SettlementRecord } from './settlement-ledger.js';
 
 /**
  * Test-card scenario of a 16-digit sandbox PAN: the 4 digits before the Luhn check digit (DESIGN.md §6).
@@ -27,9 +28,15 @@ const DECLINES: Record<string, { responseCode: string; message: string }> = {
  * Follow-ups (capture, refund, reversal) are always approved: they carry no card number to pick a scenario by, and
  * Kassa itself enforces the amount limits before calling. Tests that need a declined follow-up pass their own
  * Acquirer (AppOverrides.acquirer).
+ * Every approved message is written to a settlement ledger (in memory, or a file that several nodes share), as a
+ * real acquirer keeps settlement records that a merchant reconciles against.
  */
 export class SimulatorAcquirer implements Acquirer {
-  constructor(private readonly bins: BinTable) {}
+  constructor(
+    private readonly bins: BinTable,
+    readonly ledger: SettlementLedger = new MemorySettlementLedger(),
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   async authorize(request: AcquirerAuthorizationRequest): Promise<AcquirerAuthorizationResult> {
     const acquirerReference = `SIM${request.xId.slice(0, 12).toUpperCase()}`;
@@ -38,6 +45,11 @@ export class SimulatorAcquirer implements Acquirer {
     }
     const decline = DECLINES[scenarioDigits(request.pan)];
     if (decline) return { outcome: 'DECLINED', acquirerReference, ...decline };
+    await this.settle(
+      request.capture ? 'SALE' : 'AUTHORIZATION',
+      { ...request, authorizationXId: request.xId },
+      acquirerReference,
+    );
     return {
       outcome: 'APPROVED',
       acquirerReference,
@@ -47,18 +59,41 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   async capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return approveFollowUp(request);
+    return this.approveFollowUp('CAPTURE', request);
   }
 
   async refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return approveFollowUp(request);
+    return this.approveFollowUp('REFUND', request);
   }
 
   async reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return approveFollowUp(request);
+    return this.approveFollowUp('REVERSAL', request);
   }
-}
 
-function approveFollowUp(request: AcquirerFollowUpRequest): AcquirerFollowUpResult {
-  return { outcome: 'APPROVED', acquirerReference: `SIM${request.xId.slice(0, 12).toUpperCase()}`, responseCode: '00' };
+  private async approveFollowUp(
+    type: SettlementRecord['type'],
+    request: AcquirerFollowUpRequest,
+  ): Promise<AcquirerFollowUpResult> {
+    const acquirerReference = `SIM${request.xId.slice(0, 12).toUpperCase()}`;
+    await this.settle(type, request, acquirerReference);
+    return { outcome: 'APPROVED', acquirerReference, responseCode: '00' };
+  }
+
+  private settle(
+    type: SettlementRecord['type'],
+    request: Pick<SettlementRecord, 'xId' | 'authorizationXId' | 'payId' | 'merchantId' | 'value' | 'currency'>,
+    acquirerReference: string,
+  ): Promise<void> {
+    return this.ledger.append({
+      type,
+      xId: request.xId,
+      authorizationXId: request.authorizationXId,
+      payId: request.payId,
+      merchantId: request.merchantId,
+      value: request.value,
+      currency: request.currency,
+      acquirerReference,
+      at: this.now().toISOString(),
+    });
+  }
 }

@@ -1,0 +1,109 @@
+import { appendFile, readFile } from 'node:fs/promises';
+
+/**
+ * One approved message the simulated acquirer processed, as an acquirer's settlement report lists it. Amounts are
+ * integer minor units of `currency`, surcharge included (what actually moves on the card).
+ * - AUTHORIZATION: funds reserved, nothing moved yet; SALE: authorized and captured in one message;
+ * - CAPTURE moves (part of) an authorization; REFUND moves money back; REVERSAL releases a whole authorization.
+ */
+export interface SettlementRecord {
+  type: 'AUTHORIZATION' | 'SALE' | 'CAPTURE' | 'REFUND' | 'REVERSAL';
+  /** Kassa's operation id of this message. */
+  xId: string;
+  /** The authorization this message belongs to (its own xId for AUTHORIZATION and SALE). */
+  authorizationXId: string;
+  payId: string;
+  merchantId: string;
+  value: number;
+  currency: string;
+  acquirerReference: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** Where the simulator keeps its settlement records: what a reconciliation compares Kassa's totals against. */
+export interface SettlementLedger {
+  append(record: SettlementRecord): Promise<void>;
+  /** Every record so far, oldest first. */
+  records(): Promise<SettlementRecord[]>;
+}
+
+/** Records in this process's memory: one node, or tests. */
+export class MemorySettlementLedger implements SettlementLedger {
+  private readonly list: SettlementRecord[] = [];
+
+  async append(record: SettlementRecord): Promise<void> {
+    this.list.push(record);
+  }
+
+  async records(): Promise<SettlementRecord[]> {
+    return [...this.list];
+  }
+}
+
+/**
+ * Records appended to one file as JSON lines, so that several nodes (processes) of one host write one ledger, as they
+ * would all talk to one acquirer. Each record is one `O_APPEND` write of a single line well under the size the kernel
+ * writes at once, so lines of concurrent writers never interleave.
+ */
+export class FileSettlementLedger implements SettlementLedger {
+  constructor(readonly file: string) {}
+
+  async append(record: SettlementRecord): Promise<void> {
+    await appendFile(this.file, `${JSON.stringify(record)}\n`, { flag: 'a' });
+  }
+
+  async records(): Promise<SettlementRecord[]> {
+    const text = await readFile(this.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    return text
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as SettlementRecord);
+  }
+}
+
+/** Per authorization: what the ledger says was authorized, captured, refunded and reversed (minor units). */
+export interface SettlementTotals {
+  payId: string;
+  merchantId: string;
+  currency: string;
+  authorized: number;
+  captured: number;
+  refunded: number;
+  reversed: boolean;
+  /** Messages seen per xId; more than one means a message was applied twice. */
+  messagesPerXId: Map<string, number>;
+}
+
+/** Sums the records per payment (reconciliation). */
+export function settlementTotals(records: SettlementRecord[]): Map<string, SettlementTotals> {
+  const byPayment = new Map<string, SettlementTotals>();
+  for (const r of records) {
+    let t = byPayment.get(r.payId);
+    if (!t) {
+      t = {
+        payId: r.payId,
+        merchantId: r.merchantId,
+        currency: r.currency,
+        authorized: 0,
+        captured: 0,
+        refunded: 0,
+        reversed: false,
+        messagesPerXId: new Map(),
+      };
+      byPayment.set(r.payId, t);
+    }
+    t.messagesPerXId.set(r.xId, (t.messagesPerXId.get(r.xId) ?? 0) + 1);
+    if (r.type === 'AUTHORIZATION') t.authorized += r.value;
+    else if (r.type === 'SALE') {
+      t.authorized += r.value;
+      t.captured += r.value;
+    } else if (r.type === 'CAPTURE') t.captured += r.value;
+    else if (r.type === 'REFUND') t.refunded += r.value;
+    else t.reversed = true;
+  }
+  return byPayment;
+}
