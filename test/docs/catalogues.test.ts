@@ -32,7 +32,21 @@ describe('docs agree with the code', () => {
   it('docs/test-cards.md lists a valid card number for every BIN and scenario of DESIGN.md §6', () => {
     const text = readFileSync(new URL('../../docs/test-cards.md', import.meta.url), 'utf8');
     const bins = ['40000000', '40000001', '40000002', '40000010', '40000020', '51000000', '51000010', '51000020'];
-    const scenarios = ['1000', '1001', '1002', '1003', '1004', '1005', '1006', '1007', '1008', '1100', '1101'];
+    const scenarios = [
+      '1000',
+      '1001',
+      '1002',
+      '1003',
+      '1004',
+      '1005',
+      '1006',
+      '1007',
+      '1008',
+      '1100',
+      '1101',
+      '1200',
+      '1201',
+    ];
     for (const bin of bins) {
       for (const s of scenarios) {
         const partial = `${bin}000${s}`;

@@ -19,9 +19,14 @@ export const RESPONSE_CODES = {
   '20040002': 'Payment cancelled by the cardholder on the hosted page',
   '20040003': 'The cardholder did not complete the hosted payment before its link expired',
   '20020005': 'Authorization declined: do not honor',
+  '20020012':
+    'Authorization declined: invalid transaction (a merchant-initiated payment without a valid schemeReferenceId)',
   '20020014': 'Authorization declined: invalid card number',
   '20020051': 'Authorization declined: insufficient funds',
   '20020054': 'Authorization declined: expired card',
+  '20020201': 'Authorization declined: the issuer stopped the stored credential; do not retry with this card',
+  '20050001': 'Stored card unknown: no stored card with this pseudo card number for this merchant',
+  '20050002': 'Stored card deleted: the card was deleted from the vault; ask the cardholder for a card',
   '20029999': 'Authorization declined',
   '40020096': 'Acquirer system error',
 } as const;
@@ -36,13 +41,23 @@ export function describeResponseCode(code: string): string {
 const ACQUIRER_CODES: Record<string, ResponseCode> = {
   '00': '00000000',
   '05': '20020005',
+  '12': '20020012',
   '14': '20020014',
   '51': '20020051',
   '54': '20020054',
   '96': '40020096',
+  // Visa stop-payment codes: R0 stop payment order, R1 revocation of authorization order, R3 of all authorizations.
+  R0: '20020201',
+  R1: '20020201',
+  R3: '20020201',
 };
 
-/** Maps an acquirer's ISO 8583 field 39 code to Kassa's catalogue; an unknown decline maps to 20029999. */
-export function responseCodeFromAcquirer(code: string): ResponseCode {
+/**
+ * Maps an acquirer's ISO 8583 field 39 code to Kassa's catalogue; an unknown decline maps to 20029999.
+ * A Mastercard Merchant Advice Code 21 (payment cancellation: the stored credential was stopped) overrides the
+ * response code, which Mastercard leaves generic (05).
+ */
+export function responseCodeFromAcquirer(code: string, merchantAdviceCode?: string): ResponseCode {
+  if (merchantAdviceCode === '21') return '20020201';
   return ACQUIRER_CODES[code] ?? '20029999';
 }

@@ -18,6 +18,25 @@ export interface AcquirerAuthorizationRequest {
   capture: boolean;
   /** 3-D Secure data passed on to the issuer, when authentication took place. */
   threeDS?: { transStatus: string; eci?: string; authenticationValue?: string; dsTransID: string };
+  /**
+   * The stored-credential framework data (Visa Stored Credential Framework, Mastercard Standards for
+   * credential-on-file): absent for a payment that neither stores nor uses a stored card.
+   */
+  storedCredential?: StoredCredentialIndicator;
+}
+
+/**
+ * How an authorization relates to a stored credential, as the schemes' stored-credential frameworks require it.
+ * - `initiator` CARDHOLDER (CIT) or MERCHANT (MIT);
+ * - `sequence` INITIAL (the first payment, which stores the card) or SUBSEQUENT (one made with the stored card);
+ * - `schemeReferenceId`: for a SUBSEQUENT merchant-initiated payment the network's transaction id of the initial
+ *   payment (Visa Transaction Identifier, Mastercard Trace ID); the network refuses an MIT without a valid one.
+ */
+export interface StoredCredentialIndicator {
+  type: 'RECURRING' | 'UNSCHEDULED' | 'INSTALLMENTS';
+  initiator: 'CARDHOLDER' | 'MERCHANT';
+  sequence: 'INITIAL' | 'SUBSEQUENT';
+  schemeReferenceId?: string;
 }
 
 /**
@@ -26,8 +45,28 @@ export interface AcquirerAuthorizationRequest {
  * "05" do not honor, ...); Kassa maps it to its own 8-digit catalogue.
  */
 export type AcquirerAuthorizationResult =
-  | { outcome: 'APPROVED'; authorizationCode: string; acquirerReference: string; responseCode: '00' }
-  | { outcome: 'DECLINED'; acquirerReference: string; responseCode: string; message: string };
+  | {
+      outcome: 'APPROVED';
+      authorizationCode: string;
+      acquirerReference: string;
+      responseCode: '00';
+      /**
+       * The card network's id of this transaction (Visa: 15-digit Transaction Identifier; Mastercard: Trace ID),
+       * when the network gives one. The initial payment's id is what later merchant-initiated payments must carry.
+       */
+      schemeReferenceId?: string;
+    }
+  | {
+      outcome: 'DECLINED';
+      acquirerReference: string;
+      responseCode: string;
+      message: string;
+      /**
+       * Mastercard Merchant Advice Code (DE 48 SE 84), when the issuer gave one: `21` payment cancellation (the
+       * cardholder or issuer stopped the stored credential), `03` do not try again, …
+       */
+      merchantAdviceCode?: string;
+    };
 
 /**
  * A follow-up on an earlier authorization (capture, refund, reversal). The acquirer finds the authorization by

@@ -7,6 +7,7 @@ import type {
   AcquirerFollowUpResult,
 } from '../../domain/ports/acquirer.js';
 import type { BinTable } from '../../domain/ports/bin-table.js';
+import { isValidSchemeReferenceId, issueSchemeReferenceId } from './scheme-reference.js';
 import { MemorySettlementLedger, type SettlementLedger, type SettlementRecord } from './settlement-ledger.js';
 
 /**
@@ -16,15 +17,41 @@ export function scenarioDigits(pan: string): string {
   return pan.slice(-5, -1);
 }
 
+type Decline = { responseCode: string; message: string; merchantAdviceCode?: string };
+
 /** Scenario digits → ISO 8583 response code of a decline (DESIGN.md §6: 1100 insufficient funds, 1101 do not honor). */
-const DECLINES: Record<string, { responseCode: string; message: string }> = {
+const DECLINES: Record<string, Decline> = {
   '1100': { responseCode: '51', message: 'Insufficient funds' },
   '1101': { responseCode: '05', message: 'Do not honor' },
 };
 
+/** 1200: the issuer approves the cardholder's payments but declines every merchant-initiated one ("do not honour"). */
+const MIT_DO_NOT_HONOUR = '1200';
+/** 1201: the issuer closed the stored credential: every payment made with it (MIT or one-click) is declined. */
+const CREDENTIAL_CLOSED = '1201';
+
+/**
+ * How each network says "the stored credential was stopped": Visa answers R1 (revocation of authorization order);
+ * Mastercard answers 05 with Merchant Advice Code 21 (payment cancellation).
+ */
+const CREDENTIAL_CLOSED_DECLINE: Record<'VISA' | 'MASTERCARD', Decline> = {
+  VISA: { responseCode: 'R1', message: 'Revocation of authorization order' },
+  MASTERCARD: { responseCode: '05', message: 'Do not honor', merchantAdviceCode: '21' },
+};
+
+/** Whether a card expiring at the end of `expiryDate` (YYYYMM) has expired at `now` (UTC). */
+function hasExpired(expiryDate: string, now: Date): boolean {
+  const current = now.getUTCFullYear() * 100 + now.getUTCMonth() + 1;
+  return Number(expiryDate) < current;
+}
+
 /**
  * The sandbox acquirer: approves every test card of the BIN table except the decline scenarios, and declines
  * cards outside the BIN table with "14 invalid card number", as a sandbox declines live cards.
+ * Like a network it declines an expired card with "54 expired card" (both schemes use 54), issues a
+ * `schemeReferenceId` for every approval in the network's format (scheme-reference.ts), and refuses a
+ * merchant-initiated payment whose `storedCredential.schemeReferenceId` is missing or was not issued for that card
+ * with "12 invalid transaction".
  * Follow-ups (capture, refund, reversal) are always approved: they carry no card number to pick a scenario by, and
  * Kassa itself enforces the amount limits before calling. Tests that need a declined follow-up pass their own
  * Acquirer (AppOverrides.acquirer).
@@ -43,7 +70,8 @@ export class SimulatorAcquirer implements Acquirer {
     if (!this.bins.lookup(request.pan)) {
       return { outcome: 'DECLINED', acquirerReference, responseCode: '14', message: 'Invalid card number' };
     }
-    const decline = DECLINES[scenarioDigits(request.pan)];
+    const now = this.now();
+    const decline = this.#decline(request, now);
     if (decline) return { outcome: 'DECLINED', acquirerReference, ...decline };
     await this.settle(
       request.capture ? 'SALE' : 'AUTHORIZATION',
@@ -55,7 +83,27 @@ export class SimulatorAcquirer implements Acquirer {
       acquirerReference,
       authorizationCode: String(randomInt(0, 1_000_000)).padStart(6, '0'),
       responseCode: '00',
+      schemeReferenceId: issueSchemeReferenceId(request.brand, request.pan, now),
     };
+  }
+
+  #decline(request: AcquirerAuthorizationRequest, now: Date): Decline | undefined {
+    if (hasExpired(request.expiryDate, now)) return { responseCode: '54', message: 'Expired card' };
+    const stored = request.storedCredential;
+    const merchantInitiated = stored?.initiator === 'MERCHANT' && stored.sequence === 'SUBSEQUENT';
+    if (
+      merchantInitiated &&
+      (stored.schemeReferenceId === undefined ||
+        !isValidSchemeReferenceId(request.brand, request.pan, stored.schemeReferenceId))
+    ) {
+      return { responseCode: '12', message: 'Invalid transaction: no valid initial transaction id' };
+    }
+    const scenario = scenarioDigits(request.pan);
+    if (scenario === CREDENTIAL_CLOSED && stored?.sequence === 'SUBSEQUENT') {
+      return CREDENTIAL_CLOSED_DECLINE[request.brand];
+    }
+    if (scenario === MIT_DO_NOT_HONOUR && merchantInitiated) return { responseCode: '05', message: 'Do not honor' };
+    return DECLINES[scenario];
   }
 
   async capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
