@@ -7,7 +7,7 @@ import type {
   AcquirerFollowUpResult,
 } from '../../domain/ports/acquirer.js';
 import type { BinTable } from '../../domain/ports/bin-table.js';
-import { isValidSchemeReferenceId, issueSchemeReferenceId } from './scheme-reference.js';
+import { issueSchemeReferenceId, isValidSchemeReferenceId } from './scheme-reference.js';
 import { MemorySettlementLedger, type SettlementLedger, type SettlementRecord } from './settlement-ledger.js';
 
 /**
