@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
+import { StoredCardService } from './domain/cards/stored-card-service.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
@@ -50,9 +51,11 @@ import {
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
+import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
+import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
 
 /** Request body limit: payment requests are small. */
 const BODY_LIMIT = 256 * 1024; // 256 KiB
@@ -86,6 +89,8 @@ export interface Services {
   notifications: NotificationService;
   surcharge: SurchargeSettingsService;
   hosted: HostedPaymentService;
+  /** Stored credentials: the card vault of pseudo card numbers and its key rotation. */
+  storedCards: StoredCardService;
   /** The built-in simulated DS + ACS, when no other DirectoryServer is configured (its pages live under /simulator). */
   threeDSSimulator?: SimulatorDirectoryServer;
 }
@@ -151,7 +156,8 @@ export function buildServices(
       () => clock.now(),
     );
   // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
-  const cardVault = new KyselyCardVault(db.kysely, secrets.dataKey);
+  const cardKeyring = new KyselyCardKeyring(db.kysely, secrets.dataKey);
+  const cardVault = new KyselyCardVault(db.kysely, cardKeyring, () => clock.now());
   const payments = new PaymentService({
     store,
     clock,
@@ -184,6 +190,12 @@ export function buildServices(
     }),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
     payments,
+    storedCards: new StoredCardService({
+      vault: new KyselyStoredCardVault(db.kysely, cardKeyring),
+      keys: cardKeyring,
+      clock,
+      dataKey: secrets.dataKey,
+    }),
   };
 }
 
@@ -329,6 +341,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerBackgroundJobs(app, {
     payments: services.payments,
     hosted: services.hosted,
+    storedCards: services.storedCards,
     notificationRepository: new KyselyStore(db.kysely).notifications,
     clock,
     notifications: { leaseMs: config.notificationLeaseMs, ...overrides.notifications },

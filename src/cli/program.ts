@@ -197,6 +197,65 @@ surcharge
       );
   });
 
+const keys = program.command('keys').description('the card vault keys (PCI DSS 3.6): rotation, status, retirement');
+keys
+  .command('rotate')
+  .description(
+    'add a card vault key (active at once on every node), re-encrypt stored cards under it while the gateway keeps serving, retire unused old keys',
+  )
+  .option('--json', 'print JSON')
+  .action(async (opts: { json?: boolean }) => {
+    const result = await withServices((s) => s.storedCards.rotateKeys());
+    if (opts.json) console.log(JSON.stringify(result));
+    else
+      console.log(
+        `card key ${result.keyId} is active; ${result.moved} encrypted cards moved to it; ` +
+          (result.retired.length > 0
+            ? `retired keys: ${result.retired.join(', ')}`
+            : 'old keys are retired by the serving nodes once unused for 10 minutes'),
+      );
+  });
+keys
+  .command('status')
+  .description('list the card vault keys and what each still encrypts')
+  .option('--json', 'print JSON')
+  .action(async (opts: { json?: boolean }) => {
+    const status = await withServices((s) => s.storedCards.keyStatus());
+    if (opts.json) console.log(JSON.stringify(status));
+    else
+      for (const k of status)
+        console.log(
+          `key ${k.keyId}  created ${k.createdAt.toISOString()}  ${k.active ? 'ACTIVE ' : k.retiredAt ? `RETIRED ${k.retiredAt.toISOString()}` : 'DECRYPT-ONLY'}  stored cards ${k.storedCards}  3-D Secure cards ${k.pendingCards}`,
+        );
+  });
+keys
+  .command('retire')
+  .description('retire (erase) superseded keys that nothing is encrypted under any more')
+  .action(async () => {
+    const retired = await withServices((s) => s.storedCards.retireKeys());
+    console.log(retired.length > 0 ? `retired keys: ${retired.join(', ')}` : 'no key to retire');
+  });
+
+const cards = program.command('cards').description("merchants' stored cards (support desk)");
+cards
+  .command('show')
+  .description('show a stored card (never its number)')
+  .argument('<merchantId>')
+  .argument('<pseudoCardNumber>')
+  .action(async (merchantId: string, pseudo: string) => {
+    const card = await withServices((s) => s.storedCards.get(merchantId, pseudo));
+    console.log(JSON.stringify(card, null, 2));
+  });
+cards
+  .command('delete')
+  .description('delete a stored card: its encrypted number is erased; later payments with it fail (20050002)')
+  .argument('<merchantId>')
+  .argument('<pseudoCardNumber>')
+  .action(async (merchantId: string, pseudo: string) => {
+    await withServices((s) => s.storedCards.delete(merchantId, pseudo));
+    console.log(`stored card ${pseudo} of ${merchantId} deleted`);
+  });
+
 /**
  * The `kassa` command line (DESIGN.md §1): `serve`, `migrate`, `openapi`, `config`, `merchant …`, reading its
  * settings from `env` (the process environment, passed in by the entry).

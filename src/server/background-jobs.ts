@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { StoredCardService } from '../domain/cards/stored-card-service.js';
 import { DELIVERY_TIMEOUT_MS } from '../domain/notifications/retry-schedule.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { PaymentService } from '../domain/payments/payment-service.js';
@@ -15,6 +16,8 @@ export const EXPIRY_SWEEP_MS = 60_000; // 1 min
 export interface BackgroundJobsDeps {
   payments: Pick<PaymentService, 'expireAbandonedAuthentications'>;
   hosted: Pick<HostedPaymentService, 'expireAbandonedHostedPayments'>;
+  /** The card vault's key sweep (finishes re-encryption after `kassa keys rotate`, retires unused keys). */
+  storedCards?: Pick<StoredCardService, 'maintainKeys'>;
   notificationRepository: NotificationRepository;
   clock: Clock;
   notifications?: Partial<NotificationDeliverySettings>;
@@ -54,6 +57,12 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
       deps.hosted
         .expireAbandonedHostedPayments()
         .catch((error: unknown) => app.log.error({ err: error }, 'hosted payment expiry sweep failed'));
+      deps.storedCards
+        ?.maintainKeys()
+        .then(({ moved, retired }) => {
+          if (moved > 0 || retired.length > 0) app.log.info({ moved, retired }, 'card vault keys maintained');
+        })
+        .catch((error: unknown) => app.log.error({ err: error }, 'card vault key sweep failed'));
     }, EXPIRY_SWEEP_MS);
     expirySweep.unref();
   });

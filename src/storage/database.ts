@@ -175,7 +175,44 @@ export interface ThreeDSTransactionTable {
   updated_at: string;
 }
 
+/** A data-encryption key of the card vault (migration 2026-11-23-0001). */
+export interface CardKeyTable {
+  key_id: number;
+  /** `iv.ciphertext.tag` (base64) of the 256-bit key under the key-encryption key; '' once retired (erased). */
+  wrapped_key: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+/** A stored credential (migration 2026-11-23-0001). The PAN only inside `ciphertext` (AES-256-GCM under `key_id`). */
+export interface StoredCardTable {
+  merchant_id: string;
+  pseudo_card_number: string;
+  /** HMAC-SHA256 of the PAN under the data key, hex. */
+  fingerprint: string;
+  /** ACTIVE | DELETED */
+  status: string;
+  /** NULL once deleted (ciphertext erased). */
+  key_id: number | null;
+  iv: string | null;
+  ciphertext: string | null;
+  tag: string | null;
+  brand: string;
+  bin: string;
+  last4: string;
+  expiry_date: string;
+  /** RECURRING | UNSCHEDULED | INSTALLMENTS */
+  credential_type: string;
+  scheme_reference_id: string | null;
+  initial_pay_id: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
 export interface Database {
+  card_key: CardKeyTable;
+  stored_card: StoredCardTable;
   notification_attempt: NotificationAttemptTable;
   surcharge_audit: SurchargeAuditTable;
   pending_card: PendingCardTable;

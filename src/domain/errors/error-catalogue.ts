@@ -40,6 +40,7 @@ export const ERROR_CATALOGUE = {
     retryable: false,
   },
   CARD_BRAND_NOT_SUPPORTED: { status: 400, title: 'Only Visa and Mastercard cards are accepted', retryable: false },
+  STORED_CARD_NOT_FOUND: { status: 404, title: 'No such stored card', retryable: false },
   SESSION_NOT_FOUND: { status: 404, title: 'No such checkout session', retryable: false },
   SESSION_EXPIRED: { status: 410, title: 'The checkout session has expired', retryable: false },
   SESSION_COMPLETED: { status: 409, title: 'The checkout session is already paid', retryable: false },
