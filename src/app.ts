@@ -32,6 +32,7 @@ import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
+import { cardRoutes } from './http/routes/cards.route.js';
 import { followUpRoutes } from './http/routes/follow-ups.route.js';
 import { healthRoutes } from './http/routes/health.route.js';
 import { KassaMetrics, metricsRoute } from './http/routes/metrics.route.js';
@@ -332,6 +333,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     publicUrl: config.publicUrl,
   });
   await app.register(schemaRoutes);
+  for (const prefix of ['/api/v1', '/api/v2']) {
+    await app.register(cardRoutes, { prefix, storedCards: services.storedCards, auth });
+  }
   await app.register(notificationRoutes, {
     notifications: services.notifications,
     idempotency: services.idempotency,
