@@ -45,6 +45,14 @@ const en = {
   processing: 'Processing your payment…',
   notFound: 'Payment not found.',
   quoteChanged: 'The amounts have changed. Please review them again.',
+  saveCardTitle: 'This card will be saved',
+  saveCardRecurring:
+    'By paying you agree that {merchant} saves this card and charges it for the recurring payments of your subscription, without asking you each time.',
+  saveCardInstallments:
+    'By paying you agree that {merchant} saves this card and charges it for the remaining instalments of this purchase ({count} payments in all), without asking you each time.',
+  saveCardUnscheduled:
+    'By paying you agree that {merchant} saves this card for later payments: ones you start yourself, and ones {merchant} charges as agreed with you.',
+  saveCardWithdraw: 'You can ask {merchant} to delete the saved card at any time.',
 };
 
 export type Messages = typeof en;
@@ -92,6 +100,14 @@ const da: Messages = {
   processing: 'Din betaling behandles…',
   notFound: 'Betalingen findes ikke.',
   quoteChanged: 'Beløbene er ændret. Gennemse dem venligst igen.',
+  saveCardTitle: 'Kortet bliver gemt',
+  saveCardRecurring:
+    'Ved at betale accepterer du, at {merchant} gemmer kortet og trækker de faste betalinger for dit abonnement på det uden at spørge dig hver gang.',
+  saveCardInstallments:
+    'Ved at betale accepterer du, at {merchant} gemmer kortet og trækker de resterende rater for dette køb på det ({count} betalinger i alt) uden at spørge dig hver gang.',
+  saveCardUnscheduled:
+    'Ved at betale accepterer du, at {merchant} gemmer kortet til senere betalinger: dem du selv starter, og dem {merchant} trækker efter aftale med dig.',
+  saveCardWithdraw: 'Du kan til enhver tid bede {merchant} om at slette det gemte kort.',
 };
 
 const fi: Messages = {
@@ -137,6 +153,14 @@ const fi: Messages = {
   processing: 'Maksuasi käsitellään…',
   notFound: 'Maksua ei löydy.',
   quoteChanged: 'Summat ovat muuttuneet. Tarkista ne uudelleen.',
+  saveCardTitle: 'Kortti tallennetaan',
+  saveCardRecurring:
+    'Maksamalla hyväksyt, että {merchant} tallentaa kortin ja veloittaa siltä tilauksesi toistuvat maksut kysymättä sinulta joka kerta.',
+  saveCardInstallments:
+    'Maksamalla hyväksyt, että {merchant} tallentaa kortin ja veloittaa siltä tämän oston jäljellä olevat erät ({count} maksua yhteensä) kysymättä sinulta joka kerta.',
+  saveCardUnscheduled:
+    'Maksamalla hyväksyt, että {merchant} tallentaa kortin myöhempiä maksuja varten: niitä, jotka aloitat itse, ja niitä, jotka {merchant} veloittaa kanssasi sovitusti.',
+  saveCardWithdraw: 'Voit milloin tahansa pyytää, että {merchant} poistaa tallennetun kortin.',
 };
 
 const nb: Messages = {
@@ -182,6 +206,14 @@ const nb: Messages = {
   processing: 'Betalingen din behandles…',
   notFound: 'Betalingen finnes ikke.',
   quoteChanged: 'Beløpene er endret. Se over dem på nytt.',
+  saveCardTitle: 'Kortet blir lagret',
+  saveCardRecurring:
+    'Ved å betale godtar du at {merchant} lagrer kortet og belaster det for de faste betalingene i abonnementet ditt uten å spørre deg hver gang.',
+  saveCardInstallments:
+    'Ved å betale godtar du at {merchant} lagrer kortet og belaster det for de gjenstående avdragene for dette kjøpet ({count} betalinger i alt) uten å spørre deg hver gang.',
+  saveCardUnscheduled:
+    'Ved å betale godtar du at {merchant} lagrer kortet for senere betalinger: de du starter selv, og de {merchant} belaster etter avtale med deg.',
+  saveCardWithdraw: 'Du kan når som helst be {merchant} om å slette det lagrede kortet.',
 };
 
 const sv: Messages = {
@@ -227,6 +259,14 @@ const sv: Messages = {
   processing: 'Din betalning behandlas…',
   notFound: 'Betalningen finns inte.',
   quoteChanged: 'Beloppen har ändrats. Granska dem igen.',
+  saveCardTitle: 'Kortet sparas',
+  saveCardRecurring:
+    'Genom att betala godkänner du att {merchant} sparar kortet och debiterar det för de återkommande betalningarna i din prenumeration utan att fråga dig varje gång.',
+  saveCardInstallments:
+    'Genom att betala godkänner du att {merchant} sparar kortet och debiterar det för de återstående delbetalningarna för detta köp ({count} betalningar totalt) utan att fråga dig varje gång.',
+  saveCardUnscheduled:
+    'Genom att betala godkänner du att {merchant} sparar kortet för senare betalningar: sådana du själv startar och sådana som {merchant} debiterar enligt överenskommelse med dig.',
+  saveCardWithdraw: 'Du kan när som helst be {merchant} att radera det sparade kortet.',
 };
 
 export const MESSAGES: Record<Language, Messages> = { en, da, fi, nb, sv };

@@ -1,5 +1,6 @@
 import type { Language, Messages } from '../i18n.js';
 import { AmountLines } from './amount-lines.js';
+import { type SaveCardPurpose, StoredCardDisclosure } from './stored-card-disclosure.js';
 
 /** What the card form shows again after an error (never the number or security code in full). */
 export interface CardFormValues {
@@ -25,6 +26,8 @@ export function CardStepPage(props: {
   csrf: string;
   errors: { field: string; message: string }[];
   values: CardFormValues;
+  /** Set when the payment stores the card (initial `credentialOnFile`): the disclosure is shown above the button. */
+  saveCard?: SaveCardPurpose;
 }) {
   const { t } = props;
   const errorOf = (f: FieldName) => props.errors.find((e) => e.field === f);
@@ -120,6 +123,7 @@ export function CardStepPage(props: {
           t.optional,
         )}
         <p class="preview" id="fee-preview" aria-live="polite" />
+        {props.saveCard && <StoredCardDisclosure t={t} merchantName={props.merchantName} purpose={props.saveCard} />}
         <button type="submit">{t.next}</button>
       </form>
     </>
