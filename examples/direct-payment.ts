@@ -53,12 +53,13 @@ async function api(token: string, method: string, path: string, body?: unknown):
 /** What the shop's checkout collected from the cardholder's browser (needed for 3-D Secure). */
 const browserInfo = {
   acceptHeaders: 'text/html,application/xhtml+xml',
+  javaEnabled: false,
   javaScriptEnabled: true,
   language: 'da-DK',
   colorDepth: 24,
   screenHeight: 1080,
   screenWidth: 1920,
-  timeZoneOffset: -60,
+  timeZoneOffset: '-60', // minutes, as a string (Paygate; a number is accepted too)
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) ExampleShop/1.0',
   ipAddress: '192.0.2.10',
 };
@@ -78,7 +79,7 @@ async function pay(
     paymentMethods: {
       type: 'CARD',
       integrationType: 'DIRECT',
-      card: { number: cardNumber, expiryDate: '203012', securityCode: '123', cardholderName: 'Alma Jensen' },
+      card: { number: cardNumber, expiryDate: '203012', securityCode: '123', cardHolderName: 'Alma Jensen' },
     },
     browserInfo,
   });

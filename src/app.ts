@@ -41,6 +41,7 @@ import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { sessionRoutes } from './http/routes/sessions.route.js';
+import { addSharedSchemas } from './http/routes/shared-schemas.js';
 import { FileSettlementLedger } from './integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
@@ -60,6 +61,9 @@ import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
 
 /** Request body limit: payment requests are small. */
 const BODY_LIMIT = 256 * 1024; // 256 KiB
+
+/** The merchant API's path prefixes: the seed's `/api/v1` and Paygate's `/api/v2` (paygate-v2-wire.md §1). */
+export const MERCHANT_API_PREFIXES = ['/api/v1', '/api/v2'] as const;
 
 /** Replaceable adapters, for tests and for operators who bring their own. */
 export interface AppOverrides {
@@ -311,7 +315,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       },
       security: [{ basic: [] }, { oauth2: [] }],
     },
+    // Shared contract schemas appear under their own names in components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  addSharedSchemas(app);
+  // Answers are built by mappers typed by the contract (src/contracts/), so their shape is checked at compile time and
+  // by test/compat against the JSON Schemas; response schemas document them. Plain JSON.stringify sends them: the same
+  // bytes as an Idempotency-Key replay, and no serializer to compile per route and status (docs/architecture.md).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -326,21 +337,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(metricsRoute, { metrics, adminToken: config.adminToken });
   await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
   await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
-  await app.register(followUpRoutes, {
-    followUps: services.followUps,
-    idempotency: services.idempotency,
-    auth,
-    publicUrl: config.publicUrl,
-  });
   await app.register(schemaRoutes);
-  for (const prefix of ['/api/v1', '/api/v2']) {
-    await app.register(cardRoutes, { prefix, storedCards: services.storedCards, auth });
-  }
-  await app.register(notificationRoutes, {
-    notifications: services.notifications,
-    idempotency: services.idempotency,
-    auth,
-  });
   // Every `kassa serve` process delivers notifications and sweeps expired links (server/background-jobs.ts).
   registerBackgroundJobs(app, {
     payments: services.payments,
@@ -351,22 +348,43 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     notifications: { leaseMs: config.notificationLeaseMs, ...overrides.notifications },
     onDeliveryAttempt: (outcome) => metrics?.deliveryAttempt(outcome),
   });
-  await app.register(paymentRoutes, {
-    payments: services.payments,
-    hosted: services.hosted,
-    links,
-    idempotency: services.idempotency,
-    auth,
-    publicUrl: config.publicUrl,
-  });
-  await app.register(sessionRoutes, {
-    hosted: services.hosted,
-    idempotency: services.idempotency,
-    auth,
-    links,
-    clock,
-    publicUrl: config.publicUrl,
-  });
+  // The merchant API: one route table under both prefixes (paygate-v2-wire.md §1: clients hard-code /api/v2, the seed
+  // says /api/v1).
+  for (const prefix of MERCHANT_API_PREFIXES) {
+    await app.register(
+      async (api) => {
+        await api.register(paymentRoutes, {
+          payments: services.payments,
+          hosted: services.hosted,
+          links,
+          idempotency: services.idempotency,
+          auth,
+          publicUrl: config.publicUrl,
+        });
+        await api.register(sessionRoutes, {
+          hosted: services.hosted,
+          idempotency: services.idempotency,
+          auth,
+          links,
+          clock,
+          publicUrl: config.publicUrl,
+        });
+        await api.register(followUpRoutes, {
+          followUps: services.followUps,
+          idempotency: services.idempotency,
+          auth,
+          publicUrl: config.publicUrl,
+        });
+        await api.register(notificationRoutes, {
+          notifications: services.notifications,
+          idempotency: services.idempotency,
+          auth,
+        });
+        await api.register(cardRoutes, { storedCards: services.storedCards, auth });
+      },
+      { prefix },
+    );
+  }
   await app.register(hostedPagesRoutes, {
     hosted: services.hosted,
     links,

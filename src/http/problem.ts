@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Problem } from '../contracts/problem.js';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
 
 /** Media type of every error body (RFC 9457). */
@@ -51,19 +52,20 @@ export function sendProblem(
   errors?: FieldError[],
 ): FastifyReply {
   const { status, title } = ERROR_CATALOGUE[code];
-  return reply
-    .status(status)
-    .type(PROBLEM_JSON)
-    .send({
-      type: problemType(code),
-      title,
-      status,
-      detail: detail ?? title,
-      code,
-      responseCode: responseCodeOfStatus(status),
-      requestId: request.id,
-      ...(errors && errors.length > 0 && { errors }),
-    });
+  const text = detail ?? title;
+  const problem: Problem = {
+    type: problemType(code),
+    title,
+    status,
+    detail: text,
+    code,
+    responseCode: responseCodeOfStatus(status),
+    // Paygate's clients print responseDescription (paygate-v2-wire.md §5): the same human text as `detail`.
+    responseDescription: text,
+    requestId: request.id,
+    ...(errors && errors.length > 0 && { errors }),
+  };
+  return reply.status(status).type(PROBLEM_JSON).send(problem);
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {

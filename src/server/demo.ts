@@ -49,8 +49,8 @@ export async function createDemoCheckout(
     order: {
       merchantReference: 'demo',
       items: [
-        { name: 'Coffee beans, 500 g', quantity: 1, unitPrice: 9_500 },
-        { name: 'Shipping', quantity: 1, unitPrice: 3_000 },
+        { name: 'Coffee beans, 500 g', quantity: 1, grossPrice: 9_500 },
+        { name: 'Shipping', quantity: 1, grossPrice: 3_000 },
       ],
     },
     urls: { return: `${config.publicUrl}/hosted/demo/return`, cancel: `${config.publicUrl}/hosted/demo/cancel` },

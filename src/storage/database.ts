@@ -49,6 +49,8 @@ export interface PaymentTable {
   customer_info: string | null;
   urls: string | null;
   metadata: string | null;
+  /** JSON text: InformationalFields (paygate-v2-wire.md §2). */
+  informational: string | null;
   session_id: string | null;
   surcharge_consent: string | null;
   created_at: string;
@@ -68,6 +70,8 @@ export interface CheckoutSessionTable {
   customer_info: string | null;
   urls: string;
   metadata: string | null;
+  /** JSON text: InformationalFields (paygate-v2-wire.md §2). */
+  informational: string | null;
   status: string;
   pay_id: string | null;
   expires_at: string;
@@ -81,6 +85,8 @@ export interface PaymentOperationTable {
   seq: number;
   type: string;
   ref_nr: string | null;
+  /** The merchant's transId of the operation (null on rows written before it was kept). */
+  trans_id: string | null;
   value: number;
   surcharge_value: number;
   status: string;

@@ -37,8 +37,12 @@ export async function applySurcharge(t: TestKassa, payId: string, value: number)
     .execute();
 }
 
-/** A follow-up call: `kind` is captures, refunds or reversals. */
-export function followUp(
+/**
+ * A follow-up call: `kind` is captures, refunds or reversals. A 201 answers the operation's result with the updated
+ * payment details in `payment` (paygate-v2-wire.md §3): `answer` is that whole answer, `body` its `payment`; any other
+ * status keeps the problem in `body`.
+ */
+export async function followUp(
   t: TestKassa,
   merchant: Credentials,
   payId: string,
@@ -46,5 +50,6 @@ export function followUp(
   json: unknown,
   headers?: Record<string, string>,
 ) {
-  return t.call('POST', `/api/v1/payments/${payId}/${kind}`, { auth: merchant, json, headers });
+  const res = await t.call('POST', `/api/v1/payments/${payId}/${kind}`, { auth: merchant, json, headers });
+  return res.status === 201 ? { ...res, answer: res.body, body: res.body.payment } : { ...res, answer: res.body };
 }

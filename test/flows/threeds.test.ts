@@ -94,13 +94,22 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
 
   const pay = (body: Record<string, unknown>) => t.call('POST', '/api/v1/payments', { auth: merchant, json: body });
   const get = (payId: string) => t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: merchant });
-  const body = (bin: string, scenario: string, channel: 'BROWSER' | 'APP', extra: Record<string, unknown> = {}) =>
-    directPayment(
-      testPan(bin, scenario),
-      channel === 'APP'
-        ? { channel: 'APP', browserInfo: undefined, sdkInfo: sdkInfo(), urls: URLS, ...extra }
-        : { urls: URLS, ...extra },
-    );
+  // BROWSER: the default channel ECOM (3DS browser flow); APP: the 3DS SDK flow with Kassa's sdkInfo extension under
+  // paymentMethods.card.threeDsPolicy (sdkMaxTimeout as EMVCo's two-digit string).
+  const body = (
+    bin: string,
+    scenario: string,
+    channel: 'BROWSER' | 'APP',
+    extra: Record<string, unknown> = {},
+    policy: Record<string, unknown> = {},
+  ) =>
+    channel === 'APP'
+      ? directPayment(
+          testPan(bin, scenario),
+          { channel: 'APP', browserInfo: undefined, urls: URLS, ...extra },
+          { sdkInfo: { ...sdkInfo(), sdkMaxTimeout: '05' }, ...policy },
+        )
+      : directPayment(testPan(bin, scenario), { urls: URLS, ...extra }, policy);
 
   // Every test-card scenario of DESIGN.md §6 in both channels ends in its documented status, with an Authentication
   // Notification that validates against the published schema.
@@ -323,10 +332,7 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
 
   describe("browserAuthentication REDIRECT: the 3DS Method runs in Kassa's page before the AReq", () => {
     const redirectBody = (bin: string, scenario: string) =>
-      directPayment(testPan(bin, scenario), {
-        urls: URLS,
-        threeDsPolicy: { challengePreference: 'NO_PREFERENCE', browserAuthentication: 'REDIRECT' },
-      });
+      directPayment(testPan(bin, scenario), { urls: URLS }, { browserAuthentication: 'REDIRECT' });
 
     it.each([
       ['40000000', true, 'Y'],
@@ -389,12 +395,11 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
     });
 
     it('REDIRECT on the APP channel is refused naming the field', async () => {
-      const res = await pay({
-        ...body('40000000', '1000', 'APP'),
-        threeDsPolicy: { challengePreference: 'NO_PREFERENCE', browserAuthentication: 'REDIRECT' },
-      });
+      const res = await pay(body('40000000', '1000', 'APP', {}, { browserAuthentication: 'REDIRECT' }));
       expect(res.status).toBe(400);
-      expect(res.body.errors).toContainEqual(expect.objectContaining({ field: 'threeDsPolicy.browserAuthentication' }));
+      expect(res.body.errors).toContainEqual(
+        expect.objectContaining({ field: 'paymentMethods.card.threeDsPolicy.browserAuthentication' }),
+      );
     });
   });
 

@@ -79,7 +79,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0].field).toBe('paymentMethods.card');
+    expect(res.body.errors[0].field).toBe('paymentMethods.card.number');
   });
 
   it('the card step is served with a strict CSP, labelled fields and no third-party assets', async () => {

@@ -50,8 +50,8 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
         order: {
           merchantReference: 'A-1',
           items: [
-            { name: 'Sauna towel', quantity: 2, unitPrice: 1_995 },
-            { name: 'Shipping', quantity: 1, unitPrice: 1_000 },
+            { name: 'Sauna towel', quantity: 2, grossPrice: 1_995 },
+            { name: 'Shipping', quantity: 1, grossPrice: 1_000 },
           ],
         },
         urls: { return: RETURN, cancel: CANCEL },

@@ -26,12 +26,14 @@ export interface FollowUpServiceDeps {
  * `amount` is in the merchant's basis: integer minor units, never including surcharge (spec §1.10).
  */
 export interface FollowUpCommand {
-  /** Must equal the payment's transId: guards against acting on the wrong payment. */
+  /** The merchant's reference of this operation (wire §3): a new one per operation, or the payment's. */
   transId: string;
   /** Required for CAPTURE and REFUND; optional for REVERSE, where it must equal the authorized amount. */
   amount?: { value: number; currency: string };
   /** The merchant's reference of this operation. */
   refNr?: string;
+  /** Captures: `true` (wire `finishAuth: "Y"`) makes this the final capture; the uncaptured rest is released. */
+  finishAuth?: boolean;
 }
 
 /** The decided effect of a follow-up, before the acquirer is asked. Values in minor units. */
@@ -146,7 +148,7 @@ export class FollowUpService {
 
   /**
    * Captures `amount` (merchant basis) of an AUTHORIZED or partly captured payment, plus its surcharge share.
-   * @throws KassaError PAYMENT_NOT_FOUND, VALIDATION_FAILED (transId, amount.currency), PAYMENT_NOT_CAPTURABLE,
+   * @throws KassaError PAYMENT_NOT_FOUND, VALIDATION_FAILED (amount.currency), PAYMENT_NOT_CAPTURABLE,
    * CAPTURE_EXCEEDS_AUTHORIZED.
    */
   capture(merchant: Merchant, payId: string, cmd: FollowUpCommand): Promise<FollowUpOutcome> {
@@ -183,9 +185,6 @@ export class FollowUpService {
       const payment = await tx.payments.findByPayIdForUpdate(merchant.merchantId, payId);
       if (!payment) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
       const errors: FieldError[] = [];
-      if (cmd.transId !== payment.transId) {
-        errors.push({ field: 'transId', message: `is not the transId of payment ${payId}` });
-      }
       if (cmd.amount && cmd.amount.currency !== payment.currency) {
         errors.push({ field: 'amount.currency', message: `must be the payment currency ${payment.currency}` });
       }
@@ -217,6 +216,7 @@ export class FollowUpService {
       const operation: PaymentOperation = {
         xId: request.xId,
         type: OPERATION_TYPES[transition],
+        transId: cmd.transId,
         ...(cmd.refNr !== undefined && { refNr: cmd.refNr }),
         value: plan.value,
         surchargeValue: plan.surchargeValue,

@@ -87,6 +87,7 @@ export class HostedPaymentService {
       customerInfo: cmd.customerInfo,
       urls: cmd.urls,
       metadata: cmd.metadata,
+      informational: cmd.informational,
     });
     if ((await this.deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
@@ -109,7 +110,7 @@ export class HostedPaymentService {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
     }
     const now = this.deps.clock.now();
-    const urls = cmd.urls as { return: string; cancel: string; webhook?: string };
+    const urls = cmd.urls as CheckoutSession['urls'];
     const session: CheckoutSession = {
       sessionId: payIdFromUuid(this.deps.ids.uuid()),
       merchantId: merchant.merchantId,
@@ -119,10 +120,11 @@ export class HostedPaymentService {
       currency: cmd.amount.currency,
       captureMethod: cmd.captureMethod,
       language: cmd.language,
-      order: cmd.order as CheckoutSession['order'],
+      order: cmd.order,
       customerInfo: cmd.customerInfo,
       urls,
       metadata: cmd.metadata,
+      informational: cmd.informational,
       status: 'OPEN',
       expiresAt: new Date(now.getTime() + ttl * 1000),
       creationDate: now,
@@ -186,6 +188,7 @@ export class HostedPaymentService {
             customerInfo: session.customerInfo,
             urls: session.urls,
             metadata: session.metadata,
+            informational: session.informational,
           },
           tx,
         )),
@@ -374,6 +377,7 @@ export class HostedPaymentService {
       | 'customerInfo'
       | 'urls'
       | 'metadata'
+      | 'informational'
     >,
     store: Store = this.deps.store,
   ): Promise<Payment> {
@@ -391,7 +395,7 @@ export class HostedPaymentService {
       surchargeCapturedValue: 0,
       surchargeRefundedValue: 0,
       integrationType: 'HOSTED',
-      channel: 'BROWSER',
+      channel: 'ECOM',
       operations: [],
       creationDate: now,
       updatedAt: now,

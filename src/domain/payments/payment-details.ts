@@ -1,29 +1,34 @@
-import type { Payment } from './payment.js';
+import type { DetailsCard, DetailsOperation, PaymentDetails } from '../../contracts/payment-details.js';
+import type { CardSummary, Payment, PaymentOperation, ThreeDSResult } from './payment.js';
 import { describeResponseCode } from './response-codes.js';
 
-/** A money amount on the wire: `value` and the `*Value` totals in ISO 4217 minor units. */
-export interface WireAmount {
-  value: number;
-  currency: string;
-  capturedValue: number;
-  refundedValue: number;
-}
-
 /**
- * The payment details every create, read and follow-up answers, and every payment.* event carries
- * (DESIGN.md §4 "Payment details"). `surcharge` and `totalAmount` are binding (spec §1.10).
+ * The payment in the wire contract's shape (`contracts/payment-details.ts`, paygate-v2-wire.md §4): what every create,
+ * read and follow-up answers and every payment.* event carries. A pure mapper typed by the contract; it lives in the
+ * domain because the domain writes the event bodies (docs/architecture.md). `surcharge` and `totalAmount` are binding
+ * (spec §1.10). Amounts in minor units.
  */
-export function toPaymentDetails(p: Payment, baseUrl: string): Record<string, unknown> {
-  const total = (a: number, b: number) => a + b;
+export function toPaymentDetails(p: Payment, baseUrl: string): PaymentDetails {
+  const info = p.informational ?? {};
+  const authorization = p.operations.find((op) => op.type === 'AUTHORIZATION' && op.status === 'OK');
   return {
     payId: p.payId,
     transId: p.transId,
+    ...(authorization && { xId: authorization.xId }),
     ...(p.refNr !== undefined && { refNr: p.refNr }),
+    ...(info.externalIntegrationId !== undefined && { externalIntegrationId: info.externalIntegrationId }),
+    ...(info.requestId !== undefined && { requestId: info.requestId }),
     merchantId: p.merchantId,
     status: p.status,
     responseCode: p.responseCode,
     responseDescription: describeResponseCode(p.responseCode),
-    amount: { value: p.value, currency: p.currency, capturedValue: p.capturedValue, refundedValue: p.refundedValue },
+    amount: {
+      value: p.value,
+      currency: p.currency,
+      capturedValue: p.capturedValue,
+      refundedValue: p.refundedValue,
+      ...info.amountTotals,
+    },
     surcharge: {
       status: p.surcharge.status,
       reason: p.surcharge.reason,
@@ -33,27 +38,27 @@ export function toPaymentDetails(p: Payment, baseUrl: string): Record<string, un
       refundedValue: p.surchargeRefundedValue,
     },
     totalAmount: {
-      value: total(p.value, p.surcharge.value),
+      value: p.value + p.surcharge.value,
       currency: p.currency,
-      capturedValue: total(p.capturedValue, p.surchargeCapturedValue),
-      refundedValue: total(p.refundedValue, p.surchargeRefundedValue),
+      capturedValue: p.capturedValue + p.surchargeCapturedValue,
+      refundedValue: p.refundedValue + p.surchargeRefundedValue,
     },
-    captureMethod: { type: p.captureMethod },
+    captureMethod: info.captureMethod ?? { type: p.captureMethod },
     paymentMethods: {
       type: 'CARD',
       integrationType: p.integrationType,
-      ...(p.card && {
-        card: {
-          brand: p.card.brand,
-          bin: p.card.bin,
-          last4: p.card.last4,
-          expiryDate: p.card.expiryDate,
-          ...(p.card.product && { product: p.card.product }),
-          ...(p.card.issuerCountry && { issuerCountry: p.card.issuerCountry }),
-        },
-      }),
+      ...(p.card && { card: cardDetails(p.card, p.threeDS) }),
+      ...(info.card?.subType && { subType: info.card.subType }),
     },
     channel: p.channel,
+    ...(p.language && { language: p.language }),
+    ...(info.statementDescriptor !== undefined && { statementDescriptor: info.statementDescriptor }),
+    ...(info.simulationMode !== undefined && { simulationMode: info.simulationMode }),
+    ...(info.expirationTime !== undefined && { expirationTime: info.expirationTime }),
+    ...(info.partialPayment !== undefined && { partialPayment: info.partialPayment }),
+    ...(info.remittanceInfo !== undefined && { remittanceInfo: info.remittanceInfo }),
+    ...(info.referencePayId !== undefined && { referencePayId: info.referencePayId }),
+    ...(info.allowedPaymentMethod && { allowedPaymentMethod: info.allowedPaymentMethod }),
     ...(p.threeDS && {
       threeDS: {
         threeDSServerTransID: p.threeDS.threeDSServerTransID,
@@ -64,26 +69,75 @@ export function toPaymentDetails(p: Payment, baseUrl: string): Record<string, un
         liabilityShift: p.threeDS.liabilityShift,
       },
     }),
-    ...(p.language && { language: p.language }),
+    ...(info.template && { template: info.template }),
     ...(p.order && { order: p.order }),
     ...(p.customerInfo && { customerInfo: p.customerInfo }),
+    ...(info.billingAddress && { billingAddress: info.billingAddress }),
+    ...(info.shipping && { shipping: info.shipping }),
+    ...(info.fraudData && { fraudData: info.fraudData }),
+    ...(info.paymentFacilitator && { paymentFacilitator: info.paymentFacilitator }),
+    ...(info.device && { device: info.device }),
+    ...(info.browserInfo && { browserInfo: info.browserInfo as PaymentDetails['browserInfo'] }),
+    ...(info.credentialOnFile && { credentialOnFile: info.credentialOnFile }),
     ...(p.urls && { urls: p.urls }),
-    ...(p.metadata && { metadata: p.metadata }),
-    operations: p.operations.map((op) => ({
-      xId: op.xId,
-      type: op.type,
-      ...(op.refNr !== undefined && { refNr: op.refNr }),
-      amount: { value: op.value, currency: p.currency },
-      totalAmount: { value: op.value + op.surchargeValue, currency: p.currency },
-      status: op.status,
-      responseCode: op.responseCode,
-      creationDate: op.creationDate.toISOString(),
-    })),
+    ...(p.metadata && { metadata: p.metadata as Record<string, string> }),
+    operations: p.operations.map((op) => operationDetails(op, p.currency)),
     creationDate: p.creationDate.toISOString(),
     _links: {
       self: { href: `${baseUrl}/api/v1/payments/getByPayId/${p.payId}` },
       // DESIGN.md §4: a PENDING payment waiting for the cardholder's browser links to the Kassa page to open.
       ...(p.status === 'PENDING' && p.redirectHref !== undefined && { redirect: { href: p.redirectHref } }),
     },
+  };
+}
+
+/** One operation of the details. Amounts in minor units. */
+export function operationDetails(op: PaymentOperation, currency: string): DetailsOperation {
+  return {
+    xId: op.xId,
+    type: op.type,
+    ...(op.transId !== undefined && { transId: op.transId }),
+    ...(op.refNr !== undefined && { refNr: op.refNr }),
+    amount: { value: op.value, currency },
+    totalAmount: { value: op.value + op.surchargeValue, currency },
+    status: op.status,
+    responseCode: op.responseCode,
+    creationDate: op.creationDate.toISOString(),
+  };
+}
+
+/** The BIN range a prefix stands for, as 16-digit bounds: `40000000` → 4000000000000000 … 4000000099999999. */
+function accountRange(bin: string): { accountRangeLow: string; accountRangeHigh: string } {
+  return { accountRangeLow: bin.padEnd(16, '0'), accountRangeHigh: bin.padEnd(16, '9') };
+}
+
+/**
+ * `paymentMethods.card` in Paygate's names (wire §4): never the PAN nor the CVC. `authenticationData` and
+ * `versioningData` carry the EMV 3DS result Kassa keeps (ARes, or RReq after a challenge).
+ */
+function cardDetails(card: CardSummary, threeDS: ThreeDSResult | undefined): DetailsCard {
+  return {
+    ...(card.cardholderName !== undefined && { cardHolderName: card.cardholderName }),
+    first6Digits: card.bin.slice(0, 6),
+    last4Digits: card.last4,
+    expiryDate: card.expiryDate,
+    brand: card.brand,
+    ...(card.product && { product: card.product }),
+    ...(card.funding && { type: card.funding.toLowerCase() as DetailsCard['type'] }),
+    ...(card.issuerCountry && { country: card.issuerCountry }),
+    bin: { accountBin: card.bin, ...accountRange(card.bin) },
+    ...(threeDS && {
+      authenticationData: {
+        threeDSServerTransId: threeDS.threeDSServerTransID,
+        ...(threeDS.acsTransID && { acsTransId: threeDS.acsTransID }),
+        ...(threeDS.dsTransID && { dsTransId: threeDS.dsTransID }),
+        ...(threeDS.authenticationValue && { authenticationValue: threeDS.authenticationValue }),
+        ...(threeDS.eci && { eci: threeDS.eci }),
+        messageVersion: threeDS.messageVersion,
+        transStatus: threeDS.transStatus,
+        ...(threeDS.transStatusReason && { transStatusReason: threeDS.transStatusReason }),
+      },
+      versioningData: { threeDSServerTransId: threeDS.threeDSServerTransID },
+    }),
   };
 }

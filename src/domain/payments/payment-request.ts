@@ -1,9 +1,12 @@
-import type { CaptureMethod, Channel, IntegrationType } from './payment.js';
+import type { Order, PrefillInfo, ThreeDsPolicy } from '../../contracts/create-request.js';
+import type { CaptureMethod, Channel, InformationalFields, IntegrationType } from './payment.js';
 
 /** The cardholder's browser, as the merchant reports it for a DIRECT browser flow (DESIGN.md §4). */
 export interface BrowserInfo {
   acceptHeaders: string;
   ipAddress?: string;
+  /** EMVCo browserJavaEnabled. */
+  javaEnabled?: boolean;
   javaScriptEnabled: boolean;
   /** IETF BCP 47 language tag, e.g. "da-DK". */
   language: string;
@@ -41,6 +44,8 @@ export interface CardInput {
   expiryDate: string;
   securityCode?: string;
   cardholderName?: string;
+  /** The brand the merchant named (`paymentMethods.card.brand`), informational. */
+  brand?: string;
 }
 
 /** A validated request to create a payment (`POST /api/v1/payments`). Amounts in minor units. */
@@ -55,6 +60,19 @@ export interface CreatePaymentCommand {
   language?: string;
   card?: CardInput;
   challengePreference: ChallengePreference;
+  /** Paygate's `skip` and `exemption` of `paymentMethods.card.threeDsPolicy` (EMV 3DS 2.2 indicators). */
+  threeDsPolicy?: Pick<ThreeDsPolicy, 'skip' | 'exemption'>;
+  /** `captureMethod.delayed.delayedHours` of a DELAYED capture (1–696). */
+  delayedHours?: number;
+  /** RFC 3339 `expirationTime`: when a HOSTED link expires. */
+  expirationTime?: string;
+  /**
+   * HOSTED: `paymentMethods.card.prefillInfo`, held in memory for the card step; never stored as sent (it may hold a
+   * card number).
+   */
+  prefillInfo?: PrefillInfo;
+  /** Stored as sent and echoed in the details (`statementDescriptor` also goes to the acquirer). */
+  informational?: InformationalFields;
   /**
    * DIRECT browser payments only (`threeDsPolicy.browserAuthentication`): SYNCHRONOUS (default) sends the AReq
    * during the create call; REDIRECT answers PENDING with `_links.redirect.href` to Kassa's 3DS Method page, which
@@ -63,8 +81,8 @@ export interface CreatePaymentCommand {
   browserAuthentication?: 'SYNCHRONOUS' | 'REDIRECT';
   browserInfo?: BrowserInfo;
   sdkInfo?: SdkInfo;
-  order?: Record<string, unknown>;
+  order?: Order;
   customerInfo?: Record<string, unknown>;
-  urls?: { return?: string; cancel?: string; webhook?: string };
+  urls?: { return?: string; cancel?: string; webhook?: string; appRedirect?: string };
   metadata?: Record<string, unknown>;
 }

@@ -29,7 +29,7 @@ import { type AuthenticationOutcome, authenticate, threeDSResultFromARes } from 
 import type { ThreeDSPhase, ThreeDSTransaction } from '../threeds/three-ds-transaction.js';
 import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import type { Payment, PaymentOperation } from './payment.js';
-import { payIdFromUuid, uuidFromPayId } from './payment.js';
+import { deviceChannelOf, payIdFromUuid, uuidFromPayId } from './payment.js';
 import { enqueuePaymentEvent } from './payment-events.js';
 import type { CardInput, CreatePaymentCommand } from './payment-request.js';
 import { type ResponseCode, responseCodeFromAcquirer } from './response-codes.js';
@@ -184,6 +184,7 @@ export class PaymentService {
       customerInfo: cmd.customerInfo,
       urls: cmd.urls,
       metadata: cmd.metadata,
+      informational: cmd.informational,
       operations: [],
       creationDate: now,
       updatedAt: now,
@@ -192,7 +193,7 @@ export class PaymentService {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
     }
 
-    if (cmd.browserAuthentication === 'REDIRECT' && cmd.channel === 'BROWSER') {
+    if (cmd.browserAuthentication === 'REDIRECT' && deviceChannelOf(cmd.channel) === 'BROWSER') {
       return this.startBrowserAuthentication(merchant, payment, card, cmd);
     }
     return this.authenticateAndAuthorize(merchant, payment, card, cmd);
@@ -217,7 +218,7 @@ export class PaymentService {
     try {
       const range = await this.deps.directoryServer.cardRange(card.number);
       if (range === undefined) {
-        return this.authenticateAndAuthorize(merchant, pending, card, { ...cmd, channel: 'BROWSER' });
+        return this.authenticateAndAuthorize(merchant, pending, card, { ...cmd, channel: 'ECOM' });
       }
       threeDSMethodURL = range.threeDSMethodURL;
     } catch (error) {
@@ -278,7 +279,7 @@ export class PaymentService {
         cardholderName: card.cardholderName,
         amount: { value: payment.value + payment.surcharge.value, currency: payment.currency },
         merchant: { merchantId: merchant.merchantId, name: merchant.name, country: merchant.country },
-        channel: cmd.channel,
+        channel: deviceChannelOf(cmd.channel),
         browserInfo: cmd.browserInfo,
         sdkInfo: cmd.sdkInfo,
         challengePreference: cmd.challengePreference,
@@ -508,7 +509,7 @@ export class PaymentService {
       payment,
       card,
       {
-        channel: 'BROWSER',
+        channel: 'ECOM',
         browserInfo: t.authentication?.browserInfo,
         challengePreference: t.authentication?.challengePreference ?? 'NO_PREFERENCE',
       },
@@ -604,7 +605,7 @@ export class PaymentService {
 
   /** A payment as the API shows it: with `redirectHref` while it waits for the cardholder's browser. */
   private async withRedirect(payment: Payment): Promise<Payment> {
-    if (payment.status !== 'PENDING' || payment.channel !== 'BROWSER') return payment;
+    if (payment.status !== 'PENDING' || deviceChannelOf(payment.channel) !== 'BROWSER') return payment;
     const t = await this.deps.store.threeDSTransactions.find(payment.payId);
     if (t === undefined || !BROWSER_PHASES.includes(t.phase)) return payment;
     if (t.redirectExpiresAt.getTime() <= this.deps.clock.now().getTime()) return payment;
@@ -776,16 +777,16 @@ export class PaymentService {
         errors.push({ field: 'paymentMethods.card.expiryDate', message: 'the card has expired' });
       }
     }
-    if (cmd.browserAuthentication === 'REDIRECT' && cmd.channel !== 'BROWSER') {
+    if (cmd.browserAuthentication === 'REDIRECT' && deviceChannelOf(cmd.channel) !== 'BROWSER') {
       errors.push({
-        field: 'threeDsPolicy.browserAuthentication',
-        message: 'REDIRECT applies to channel BROWSER only',
+        field: 'paymentMethods.card.threeDsPolicy.browserAuthentication',
+        message: 'REDIRECT applies to browser channels (ECOM, PAYBYLINK, POS) only',
       });
     }
     if (cmd.channel === 'APP' && !cmd.sdkInfo) {
-      errors.push({ field: 'sdkInfo', message: 'is required when channel is APP' });
+      errors.push({ field: 'paymentMethods.card.threeDsPolicy.sdkInfo', message: 'is required when channel is APP' });
     }
-    if (cmd.channel === 'BROWSER' && cmd.integrationType === 'DIRECT' && !cmd.browserInfo) {
+    if (deviceChannelOf(cmd.channel) === 'BROWSER' && cmd.integrationType === 'DIRECT' && !cmd.browserInfo) {
       errors.push({ field: 'browserInfo', message: 'is required for a DIRECT browser payment (3-D Secure needs it)' });
     }
     for (const [name, url] of Object.entries(cmd.urls ?? {})) {

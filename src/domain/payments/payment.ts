@@ -1,12 +1,70 @@
+import type {
+  BillingAddress,
+  CardTemplate,
+  CredentialOnFile,
+  Device,
+  FraudData,
+  PaymentFacilitator,
+  Shipping,
+  Template,
+  CaptureMethod as WireCaptureMethod,
+} from '../../contracts/create-request.js';
 import type { CardBrand, CardFunding, CardProduct } from '../ports/bin-table.js';
 import type { MessageVersion, TransStatus } from '../threeds/three-ds-messages.js';
 
 /** Payment status (DESIGN.md §4 "Payment details"). */
 export type PaymentStatus = 'PENDING' | 'AUTHORIZED' | 'OK' | 'FAILED' | 'REVERSED';
-export type CaptureMethod = 'AUTOMATIC' | 'MANUAL';
+/** DELAYED: authorized like MANUAL, captured automatically after `captureMethod.delayed.delayedHours`. */
+export type CaptureMethod = 'AUTOMATIC' | 'MANUAL' | 'DELAYED';
 export type IntegrationType = 'DIRECT' | 'HOSTED';
-/** BROWSER: 3DS browser flow (EMVCo deviceChannel 02); APP: 3DS SDK flow (deviceChannel 01). */
-export type Channel = 'BROWSER' | 'APP';
+/**
+ * Paygate's `channel` (paygate-v2-wire.md §2): ECOM, PAYBYLINK and POS run the 3DS browser flow, APP the 3DS SDK flow,
+ * MOTO is out of SCA scope.
+ */
+export type Channel = 'ECOM' | 'MOTO' | 'APP' | 'PAYBYLINK' | 'POS';
+
+/** The EMV 3DS device channel of a payment channel: APP → 01 (app), every other → 02 (browser). */
+export function deviceChannelOf(channel: Channel): 'BROWSER' | 'APP' {
+  return channel === 'APP' ? 'APP' : 'BROWSER';
+}
+
+/**
+ * The informational create-request fields Kassa stores as sent and echoes in the payment details
+ * (paygate-v2-wire.md §2, §4), in the contract's types. `browserInfo.timeZoneOffset` is kept as a string of minutes.
+ * Never card data: `paymentMethods.card.prefillInfo` is not part of it.
+ */
+export interface InformationalFields {
+  externalIntegrationId?: string;
+  requestId?: string;
+  statementDescriptor?: string;
+  simulationMode?: string;
+  remittanceInfo?: string;
+  referencePayId?: string;
+  allowedPaymentMethod?: string[];
+  partialPayment?: boolean;
+  /** RFC 3339. */
+  expirationTime?: string;
+  /** `amount.taxTotal`, `netItemTotal`, … in minor units. */
+  amountTotals?: {
+    taxTotal?: number;
+    netItemTotal?: number;
+    netShippingAmount?: number;
+    grossShippingAmount?: number;
+    netDiscount?: number;
+    grossDiscount?: number;
+  };
+  captureMethod?: WireCaptureMethod;
+  template?: Template;
+  credentialOnFile?: CredentialOnFile;
+  billingAddress?: BillingAddress;
+  shipping?: Shipping;
+  fraudData?: FraudData;
+  paymentFacilitator?: PaymentFacilitator;
+  device?: Device;
+  browserInfo?: Record<string, unknown>;
+  /** `paymentMethods.card` of a HOSTED payment or session: allowed brands, form look, event token. */
+  card?: { subType?: string[]; template?: CardTemplate; eventToken?: string };
+}
 export type OperationType = 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'REVERSAL';
 
 /** Why a payment was or was not surcharged (DESIGN.md §4, §7). */
@@ -77,6 +135,8 @@ export interface PaymentOperation {
   xId: string;
   type: OperationType;
   refNr?: string;
+  /** The merchant's reference of this operation (wire §3: need not equal the payment's transId). */
+  transId?: string;
   /** The merchant's own amount of this operation. */
   value: number;
   /** The surcharge share of this operation. */
@@ -113,8 +173,10 @@ export interface Payment {
   threeDS?: ThreeDSResult;
   order?: Record<string, unknown>;
   customerInfo?: Record<string, unknown>;
-  urls?: { return?: string; cancel?: string; webhook?: string };
+  urls?: { return?: string; cancel?: string; webhook?: string; appRedirect?: string };
   metadata?: Record<string, unknown>;
+  /** Stored as sent, echoed in the details. */
+  informational?: InformationalFields;
   /** The hosted payment page session the payment was started in. */
   sessionId?: string;
   surchargeConsent?: SurchargeConsent;

@@ -1,16 +1,10 @@
-import type { CaptureMethod } from '../payments/payment.js';
+import type { Order } from '../../contracts/create-request.js';
+import type { CaptureMethod, InformationalFields } from '../payments/payment.js';
 
 /** Default lifetime of a hosted payment page session (DESIGN.md §4: 30 min), in seconds. */
 export const DEFAULT_SESSION_TTL_SECONDS = 30 * 60;
 /** Bounds of `expiresInSeconds` a merchant may ask for: 5 min to 24 h. */
 export const SESSION_TTL_BOUNDS_SECONDS = { min: 5 * 60, max: 24 * 60 * 60 } as const;
-
-/** One order line shown on the checkout page. `unitPrice` in minor units of the session currency. */
-export interface OrderItem {
-  name: string;
-  quantity: number;
-  unitPrice: number;
-}
 
 /**
  * A hosted payment page session (spec §1.8 (b), §4.3): the merchant's order, shown by Kassa's checkout page, paid
@@ -27,10 +21,13 @@ export interface CheckoutSession {
   currency: string;
   captureMethod: CaptureMethod;
   language?: string;
-  order?: { merchantReference?: string; items?: OrderItem[] };
+  /** Paygate's `order`; `items[].grossPrice` etc. in minor units of the session currency. */
+  order?: Order;
   customerInfo?: Record<string, unknown>;
-  urls: { return: string; cancel: string; webhook?: string };
+  urls: { return: string; cancel: string; webhook?: string; appRedirect?: string };
   metadata?: Record<string, unknown>;
+  /** Stored as sent and echoed (paygate-v2-wire.md §2). */
+  informational?: InformationalFields;
   /** COMPLETED once a payment of the session is authorized; EXPIRED is derived from `expiresAt`. */
   status: 'OPEN' | 'COMPLETED';
   /** payId of the latest payment started in the session. */

@@ -26,12 +26,17 @@ export function CheckoutPage(props: {
           <h2>{t.orderLines}</h2>
           <table class="amounts">
             <tbody>
-              {items.map((item) => (
-                <tr key={item.name}>
+              {items.map((item, i) => (
+                // Paygate's items may carry any subset of their members (wire §2): show what is given.
+                <tr key={i}>
                   <th scope="row">
-                    {item.name} × {item.quantity}
+                    {item.name ?? item.description ?? item.sku ?? ''}
+                    {item.quantity !== undefined && ` × ${item.quantity}`}
                   </th>
-                  <td>{formatMoney(item.unitPrice * item.quantity, session.currency, lang)}</td>
+                  <td>
+                    {item.grossPrice !== undefined &&
+                      formatMoney(item.grossPrice * (item.quantity ?? 1), session.currency, lang)}
+                  </td>
                 </tr>
               ))}
             </tbody>

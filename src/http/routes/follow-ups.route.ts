@@ -1,34 +1,23 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
+import {
+  CaptureRequest,
+  type FollowUpResponse,
+  RefundRequest,
+  type ReversalRequest as ReversalBody,
+  ReversalRequest,
+} from '../../contracts/follow-up.js';
 import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import type { Merchant } from '../../domain/merchants/merchant.js';
 import type { FollowUpCommand, FollowUpOutcome, FollowUpService } from '../../domain/payments/follow-up-service.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
+import { describeResponseCode } from '../../domain/payments/response-codes.js';
 import { merchantOf } from '../auth/authenticate.js';
-import { AmountSchema, IdempotencyHeadersSchema } from './payment.schemas.js';
+import { amountValue } from './create-request.mapping.js';
+import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
 import { sendIdempotent } from './payments.route.js';
-
-const TransId = Type.String({
-  pattern: '^[\\x21-\\x7E]{1,64}$',
-  description: "The payment's transId; must match the payment (guards against acting on the wrong payment)",
-});
-const RefNr = Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "The merchant's reference" }));
-
-/** Body of captures and refunds: `amount` in the merchant's basis, without surcharge (spec §1.10). */
-export const FollowUpBodySchema = Type.Object(
-  { transId: TransId, amount: AmountSchema, refNr: RefNr },
-  {
-    additionalProperties: false,
-  },
-);
-
-/** Body of reversals: `amount`, when given, must be the whole authorized amount. */
-export const ReversalBodySchema = Type.Object(
-  { transId: TransId, amount: Type.Optional(AmountSchema), refNr: RefNr },
-  {
-    additionalProperties: false,
-  },
-);
+import { ref } from './shared-schemas.js';
 
 const FollowUpParamsSchema = Type.Object({ payId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -41,51 +30,80 @@ export interface FollowUpRoutesOptions {
 
 type FollowUpAction = (merchant: Merchant, payId: string, cmd: FollowUpCommand) => Promise<FollowUpOutcome>;
 
+/** The operation's result, Paygate-style (paygate-v2-wire.md §3), with the updated payment details. */
+export function toFollowUpResponse({ payment, operation }: FollowUpOutcome, publicUrl: string): FollowUpResponse {
+  return {
+    payId: payment.payId,
+    xId: operation.xId,
+    transId: operation.transId ?? payment.transId,
+    ...(operation.refNr !== undefined && { refNr: operation.refNr }),
+    merchantId: payment.merchantId,
+    type: operation.type as FollowUpResponse['type'],
+    status: operation.status,
+    responseCode: operation.responseCode,
+    responseDescription: describeResponseCode(operation.responseCode),
+    amount: { value: operation.value, currency: payment.currency },
+    surcharge: { value: operation.surchargeValue, currency: payment.currency },
+    totalAmount: { value: operation.value + operation.surchargeValue, currency: payment.currency },
+    creationDate: operation.creationDate.toISOString(),
+    payment: toPaymentDetails(payment, publicUrl),
+  };
+}
+
 /**
- * `POST /api/v1/payments/{payId}/captures | refunds | reversals` (DESIGN.md §4). Each creates an operation with its
- * own xId and answers 201 Created with the updated payment details, also when the acquirer declined (the new
- * operation then shows status FAILED: a decline is a result, not an HTTP error). Rule violations are problem+json:
- * 400 VALIDATION_FAILED, 404 PAYMENT_NOT_FOUND, 409 for state and amount conflicts. Idempotency-Key as for creation.
+ * `POST {prefix}/payments/{payId}/captures | refunds | reversals` (DESIGN.md §4, paygate-v2-wire.md §3). Each creates
+ * an operation with its own xId and answers 201 Created with the operation's result and the updated payment details,
+ * also when the acquirer declined (the operation then has status FAILED: a decline is a result, not an HTTP error).
+ * Rule violations are problem+json: 400 VALIDATION_FAILED, 404 PAYMENT_NOT_FOUND, 409 for state and amount conflicts.
+ * Idempotency-Key as for creation.
  */
-export async function followUpRoutes(app: FastifyInstance, opts: FollowUpRoutesOptions) {
+export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRoutesOptions) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { followUps, idempotency, auth, publicUrl } = opts;
 
   const route = (
     path: string,
     summary: string,
-    body: typeof FollowUpBodySchema | typeof ReversalBodySchema,
+    body: 'CaptureRequest' | 'RefundRequest' | 'ReversalRequest',
     action: FollowUpAction,
   ) =>
     app.post(
-      `/api/v1/payments/:payId/${path}`,
+      `/payments/:payId/${path}`,
       {
         preHandler: auth,
-        schema: { summary, tags: ['payments'], params: FollowUpParamsSchema, body, headers: IdempotencyHeadersSchema },
+        schema: {
+          summary,
+          tags: ['payments'],
+          params: FollowUpParamsSchema,
+          body: ref(body),
+          headers: IdempotencyHeadersSchema,
+          response: { 201: ref('FollowUpResponse'), ...ProblemResponses },
+        },
       },
       async (request, reply) => {
         const merchant = merchantOf(request);
-        const { payId } = request.params as Static<typeof FollowUpParamsSchema>;
-        const cmd = request.body as FollowUpCommand;
+        const { payId } = request.params;
+        // The three bodies differ only in `amount` being optional and `finishAuth` (captures).
+        const cmd = request.body as ReversalBody & { finishAuth?: 'Y' | 'N' };
         return sendIdempotent(idempotency, request, reply, async () => {
-          const { payment } = await action(merchant, payId, {
+          const outcome = await action(merchant, payId, {
             transId: cmd.transId,
-            amount: cmd.amount,
+            amount: cmd.amount && { value: amountValue(cmd.amount.value), currency: cmd.amount.currency },
             refNr: cmd.refNr,
+            ...(cmd.finishAuth !== undefined && { finishAuth: cmd.finishAuth === 'Y' }),
           });
-          const details = toPaymentDetails(payment, publicUrl);
-          reply.header('location', (details._links as { self: { href: string } }).self.href);
-          return { status: 201, body: details };
+          const answer = toFollowUpResponse(outcome, publicUrl);
+          reply.header('location', answer.payment._links.self.href);
+          return { status: 201, body: answer };
         });
       },
     );
 
-  route('captures', 'Capture (part of) an authorized payment', FollowUpBodySchema, (m, id, c) =>
+  route('captures', 'Capture (part of) an authorized payment', 'CaptureRequest', (m, id, c) =>
     followUps.capture(m, id, c),
   );
-  route('refunds', 'Refund (part of) the captured amount', FollowUpBodySchema, (m, id, c) =>
-    followUps.refund(m, id, c),
-  );
-  route('reversals', 'Reverse (cancel) an uncaptured authorization', ReversalBodySchema, (m, id, c) =>
+  route('refunds', 'Refund (part of) the captured amount', 'RefundRequest', (m, id, c) => followUps.refund(m, id, c));
+  route('reversals', 'Reverse (cancel) an uncaptured authorization', 'ReversalRequest', (m, id, c) =>
     followUps.reverse(m, id, c),
   );
 }

@@ -19,14 +19,14 @@ const ListQuerySchema = Type.Object(
 const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /**
- * `/api/v1/notifications`: the delivery log of a payment's notifications and manual redelivery (DESIGN.md §4, §5).
+ * `/notifications`: the delivery log of a payment's notifications and manual redelivery (DESIGN.md §4, §5).
  * A merchant sees only its own: another merchant's payment or notification answers like a missing one (404).
  */
 export async function notificationRoutes(app: FastifyInstance, opts: NotificationRoutesOptions) {
   const { notifications, idempotency, auth } = opts;
 
   app.get(
-    '/api/v1/notifications',
+    '/notifications',
     {
       preHandler: auth,
       schema: {
@@ -43,7 +43,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
   );
 
   app.post(
-    '/api/v1/notifications/:id/redeliver',
+    '/notifications/:id/redeliver',
     {
       preHandler: auth,
       schema: {

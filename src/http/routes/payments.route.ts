@@ -1,22 +1,22 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
-import type { Static } from 'typebox';
+import type { PaymentDetails } from '../../contracts/payment-details.js';
 import { validationError } from '../../domain/errors/error-catalogue.js';
 import { type IdempotencyService, requestFingerprint } from '../../domain/idempotency/idempotency.js';
 import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../../domain/payments/payment.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
-import type { ChallengePreference, CreatePaymentCommand } from '../../domain/payments/payment-request.js';
 import type { PaymentService } from '../../domain/payments/payment-service.js';
 import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
+import { toCreatePaymentCommand } from './create-request.mapping.js';
 import {
-  CreatePaymentBodySchema,
   IdempotencyHeadersSchema,
   PayIdParamsSchema,
+  ProblemResponses,
   TransIdParamsSchema,
 } from './payment.schemas.js';
-
-type CreatePaymentBody = Static<typeof CreatePaymentBodySchema>;
+import { ref } from './shared-schemas.js';
 
 export interface PaymentRoutesOptions {
   payments: PaymentService;
@@ -25,29 +25,6 @@ export interface PaymentRoutesOptions {
   idempotency: IdempotencyService;
   auth: preHandlerHookHandler;
   publicUrl: string;
-}
-
-/** Maps the validated JSON body onto the domain command. */
-function toCommand(merchantId: string, body: CreatePaymentBody): CreatePaymentCommand {
-  return {
-    merchantId,
-    transId: body.transId,
-    refNr: body.refNr,
-    amount: body.amount,
-    captureMethod: body.captureMethod?.type ?? 'AUTOMATIC',
-    integrationType: body.paymentMethods.integrationType,
-    channel: body.channel ?? 'BROWSER',
-    language: body.language,
-    card: body.paymentMethods.card,
-    challengePreference: (body.threeDsPolicy?.challengePreference ?? 'NO_PREFERENCE') as ChallengePreference,
-    browserAuthentication: body.threeDsPolicy?.browserAuthentication,
-    browserInfo: body.browserInfo as CreatePaymentCommand['browserInfo'],
-    sdkInfo: body.sdkInfo as CreatePaymentCommand['sdkInfo'],
-    order: body.order,
-    customerInfo: body.customerInfo,
-    urls: body.urls,
-    metadata: body.metadata,
-  };
 }
 
 /**
@@ -76,84 +53,101 @@ export async function sendIdempotent(
   return reply.status(result.status).type('application/json').send(result.body);
 }
 
-/** `/api/v1/payments`: create and read payments (spec §4.2, §4.4, §4.5). */
-export async function paymentRoutes(app: FastifyInstance, opts: PaymentRoutesOptions) {
+/** `{prefix}/payments`: create and read payments (spec §4.2, §4.4, §4.5; paygate-v2-wire.md §2, §4). */
+export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoutesOptions) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { payments, idempotency, auth, publicUrl } = opts;
   /** Payment details; a HOSTED payment still waiting for its card links to Kassa's card step. */
-  const detailsOf = (payment: Payment) => {
+  const detailsOf = (payment: Payment): PaymentDetails => {
     const details = toPaymentDetails(payment, publicUrl);
     if (payment.integrationType === 'HOSTED' && payment.status === 'PENDING' && !payment.sessionId) {
       const expiresAt = new Date(payment.creationDate.getTime() + HOSTED_LINK_TTL_SECONDS * 1000);
-      const links = details._links as Record<string, unknown>;
-      links.redirect = { href: opts.links.url('payment', payment.payId, expiresAt) };
+      details._links.redirect = { href: opts.links.url('payment', payment.payId, expiresAt) };
     }
     return details;
   };
 
   app.post(
-    '/api/v1/payments',
+    '/payments',
     {
       preHandler: auth,
       schema: {
         summary: 'Create a card payment',
+        description:
+          'DIRECT: 201 with the result (OK, AUTHORIZED, FAILED, or PENDING with `_links.redirect` for a challenge). ' +
+          'HOSTED: 202, PENDING with `_links.redirect.href` to the card step.',
         tags: ['payments'],
-        body: CreatePaymentBodySchema,
+        body: ref('CreatePaymentRequest'),
         headers: IdempotencyHeadersSchema,
+        response: {
+          201: ref('PaymentDetails', 'DIRECT payment details'),
+          202: ref('PaymentDetails', 'HOSTED payment waiting for the card step'),
+          ...ProblemResponses,
+        },
       },
     },
     async (request, reply) => {
       const merchant = merchantOf(request);
-      const body = request.body as CreatePaymentBody;
+      const body = request.body;
       return sendIdempotent(idempotency, request, reply, async () => {
-        const command = toCommand(merchant.merchantId, body);
+        const command = toCreatePaymentCommand(merchant.merchantId, body);
         if (command.integrationType === 'HOSTED') {
-          if (command.card) {
+          const card = body.paymentMethods.card;
+          if (card?.number !== undefined || card?.securityCode !== undefined) {
             // Security: hosted forms exist so that the merchant never handles card data (spec §1.4).
             throw validationError([
               {
-                field: 'paymentMethods.card',
+                field: 'paymentMethods.card.number',
                 message: 'must not be sent with HOSTED: the cardholder types it on Kassa',
               },
             ]);
           }
-          const payment = await opts.hosted.createHostedPayment(merchant, command);
-          const details = detailsOf(payment);
-          reply.header('location', (details._links as { self: { href: string } }).self.href);
+          const details = detailsOf(await opts.hosted.createHostedPayment(merchant, command));
+          reply.header('location', details._links.self.href);
           return { status: 202, body: details };
         }
-        const payment = await payments.createDirectPayment(merchant, command);
-        const details = detailsOf(payment);
-        reply.header('location', (details._links as { self: { href: string } }).self.href);
+        const card = body.paymentMethods.card;
+        const missing = (['number', 'expiryDate'] as const).filter((name) => card?.[name] === undefined);
+        if (missing.length > 0) {
+          throw validationError(
+            missing.map((name) => ({
+              field: `paymentMethods.card.${name}`,
+              message: 'is required for DIRECT payments',
+            })),
+          );
+        }
+        const details = detailsOf(await payments.createDirectPayment(merchant, command));
+        reply.header('location', details._links.self.href);
         return { status: 201, body: details };
       });
     },
   );
 
   app.get(
-    '/api/v1/payments/getByPayId/:payID',
+    '/payments/getByPayId/:payID',
     {
       preHandler: auth,
-      schema: { summary: 'Payment details by payId', tags: ['payments'], params: PayIdParamsSchema },
+      schema: {
+        summary: 'Payment details by payId',
+        tags: ['payments'],
+        params: PayIdParamsSchema,
+        response: { 200: ref('PaymentDetails'), ...ProblemResponses },
+      },
     },
-    async (request) => {
-      const { payID } = request.params as Static<typeof PayIdParamsSchema>;
-      return detailsOf(await payments.getByPayId(merchantOf(request).merchantId, payID));
-    },
+    async (request) => detailsOf(await payments.getByPayId(merchantOf(request).merchantId, request.params.payID)),
   );
 
   app.get(
-    '/api/v1/payments/getByTransId/:transID',
+    '/payments/getByTransId/:transID',
     {
       preHandler: auth,
       schema: {
         summary: 'Details of the latest payment with a transId',
         tags: ['payments'],
         params: TransIdParamsSchema,
+        response: { 200: ref('PaymentDetails'), ...ProblemResponses },
       },
     },
-    async (request) => {
-      const { transID } = request.params as Static<typeof TransIdParamsSchema>;
-      return detailsOf(await payments.getByTransId(merchantOf(request).merchantId, transID));
-    },
+    async (request) => detailsOf(await payments.getByTransId(merchantOf(request).merchantId, request.params.transID)),
   );
 }

@@ -27,7 +27,7 @@ export function paymentFixture(
     surchargeRefundedValue: 0,
     captureMethod: 'MANUAL',
     integrationType: 'DIRECT',
-    channel: 'BROWSER',
+    channel: 'ECOM',
     operations: [
       {
         xId: 'b'.repeat(32),

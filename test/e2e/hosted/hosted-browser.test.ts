@@ -211,7 +211,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
           : (
               await t.call('POST', '/api/v1/payments/sessions', {
                 auth: creds,
-                json: { ...common, order: { items: [{ name: 'Kaffe', quantity: 1, unitPrice: c.value }] } },
+                json: { ...common, order: { items: [{ name: 'Kaffe', quantity: 1, grossPrice: c.value }] } },
               })
             ).body._links.redirect.href;
 

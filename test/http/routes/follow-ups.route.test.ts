@@ -230,12 +230,53 @@ describe.each(DIALECTS)('follow-ups: captures, refunds, reversals (%s)', (dialec
     expect(res.body.code).toBe('CAPTURE_EXCEEDS_AUTHORIZED');
   });
 
+  // paygate-v2-wire.md §3: the answer is the operation's result; its transId is the merchant's id of the operation.
+  it('a capture under its own transId answers the operation’s result: xId, transId, status, amounts and the payment', async () => {
+    const p = await authorizedPayment(t, merchant);
+    await applySurcharge(t, p.payId, 200);
+    const res = await followUp(t, merchant, p.payId, 'captures', {
+      transId: 'capture-of-order-1',
+      amount: { value: '4000', currency: 'DKK' },
+      refNr: '000000001042',
+    });
+    expect(res.status).toBe(201);
+    const capture = res.body.operations[1];
+    expect(res.answer).toEqual({
+      payId: p.payId,
+      xId: capture.xId,
+      transId: 'capture-of-order-1',
+      refNr: '000000001042',
+      merchantId: merchant.merchantId,
+      type: 'CAPTURE',
+      status: 'OK',
+      responseCode: '00000000',
+      responseDescription: expect.any(String),
+      amount: amount(4_000),
+      surcharge: amount(capture.totalAmount.value - 4_000),
+      totalAmount: capture.totalAmount,
+      creationDate: capture.creationDate,
+      payment: res.body,
+    });
+    expect(capture).toMatchObject({ transId: 'capture-of-order-1', type: 'CAPTURE' });
+    expect(res.answer.xId).not.toBe(res.body.xId);
+    expect(res.body.xId).toBe(res.body.operations[0].xId);
+    const byOwnTransId = await t.call('GET', `/api/v1/payments/getByTransId/${p.transId}`, { auth: merchant });
+    expect(byOwnTransId.body.payId).toBe(p.payId);
+  });
+
+  it('a declined capture answers status FAILED with the acquirer’s responseCode, in a 201', async () => {
+    const p = await authorizedPayment(t, merchant);
+    const res = await followUp(t, merchant, p.payId, 'captures', {
+      transId: p.transId,
+      amount: amount(DECLINED_VALUE),
+    });
+    expect(res.status).toBe(201);
+    expect(res.answer).toMatchObject({ status: 'FAILED', type: 'CAPTURE', amount: amount(DECLINED_VALUE) });
+    expect(res.answer.responseCode).not.toBe('00000000');
+    expect(res.body.status).toBe('AUTHORIZED');
+  });
+
   it.each([
-    [
-      'a transId that is not the payment’s',
-      { transId: 'someone-else', amount: { value: 100, currency: 'DKK' } },
-      'transId',
-    ],
     ['another currency', { amount: { value: 100, currency: 'EUR' } }, 'amount.currency'],
     ['no amount', { amount: undefined }, 'amount'],
     ['a zero amount', { amount: { value: 0, currency: 'DKK' } }, 'amount.value'],

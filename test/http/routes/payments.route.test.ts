@@ -39,15 +39,23 @@ describe.each(DIALECTS)('POST /api/v1/payments DIRECT (%s)', (dialect) => {
         integrationType: 'DIRECT',
         card: {
           brand: 'VISA',
-          bin: '40000000',
-          last4: p.paymentMethods.card.last4,
+          cardHolderName: 'Test Cardholder',
+          first6Digits: '400000',
+          last4Digits: testPan('40000000', '1000').slice(-4),
+          expiryDate: '203012',
+          bin: { accountBin: '40000000', accountRangeLow: '4000000000000000', accountRangeHigh: '4000000099999999' },
           product: 'CONSUMER',
-          issuerCountry: 'DK',
+          type: 'credit',
+          country: 'DK',
+          authenticationData: { transStatus: 'Y', eci: '05', threeDSServerTransId: p.threeDS.threeDSServerTransID },
         },
       },
       threeDS: { transStatus: 'Y', eci: '05', liabilityShift: true },
       metadata: { cart: '42' },
+      channel: 'ECOM',
     });
+    // wire §4: the top-level xId is the authorization's.
+    expect(p.xId).toBe(p.operations[0].xId);
     // threeDSServerTransID is the payId as a canonical UUID (spec §2.1, DESIGN.md §4).
     expect(p.threeDS.threeDSServerTransID.replaceAll('-', '')).toBe(p.payId);
     expect(p.threeDS.threeDSServerTransID).toMatch(
@@ -195,7 +203,7 @@ describe.each(DIALECTS)('POST /api/v1/payments DIRECT (%s)', (dialect) => {
     ],
     ['a fractional amount', { amount: { value: 10.5, currency: 'DKK' } }, 'amount.value'],
     ['a zero amount', { amount: { value: 0, currency: 'DKK' } }, 'amount.value'],
-    ['an amount as a string', { amount: { value: '100', currency: 'DKK' } }, 'amount.value'],
+    ['an amount as a decimal string', { amount: { value: '100.00', currency: 'DKK' } }, 'amount.value'],
     ['an unknown currency', { amount: { value: 100, currency: 'XYZ' } }, 'amount.currency'],
     ['a missing transId', { transId: undefined }, 'transId'],
     ['an unknown field', { colour: 'blue' }, 'colour'],
@@ -210,14 +218,30 @@ describe.each(DIALECTS)('POST /api/v1/payments DIRECT (%s)', (dialect) => {
       },
       'paymentMethods.card.securityCode',
     ],
-    ['a missing card', { paymentMethods: { type: 'CARD', integrationType: 'DIRECT' } }, 'paymentMethods.card'],
+    ['a missing card', { paymentMethods: { type: 'CARD', integrationType: 'DIRECT' } }, 'paymentMethods.card.number'],
     ['a missing browserInfo', { browserInfo: undefined }, 'browserInfo'],
-    ['APP without sdkInfo', { channel: 'APP', browserInfo: undefined }, 'sdkInfo'],
+    ['APP without sdkInfo', { channel: 'APP', browserInfo: undefined }, 'paymentMethods.card.threeDsPolicy.sdkInfo'],
     ['a non-URL webhook', { urls: { webhook: 'not a url' } }, 'urls.webhook'],
     [
       'a bad challengeWindowSize',
-      { browserInfo: { ...BROWSER_INFO, challengeWindowSize: '09' } },
-      'browserInfo.challengeWindowSize',
+      {
+        paymentMethods: {
+          type: 'CARD',
+          integrationType: 'DIRECT',
+          card: {
+            number: testPan('40000000', '1000'),
+            expiryDate: '203012',
+            threeDsPolicy: { challengeWindowSize: '09' },
+          },
+        },
+      },
+      'paymentMethods.card.threeDsPolicy.challengeWindowSize',
+    ],
+    ['a channel outside Paygate’s', { channel: 'BROWSER' }, 'channel'],
+    [
+      'a timeZoneOffset in words',
+      { browserInfo: { ...BROWSER_INFO, timeZoneOffset: 'one hour' } },
+      'browserInfo.timeZoneOffset',
     ],
   ])('%s is refused with 400 VALIDATION_FAILED naming the field, and stores nothing', async (_name, patch, field) => {
     const body: Record<string, unknown> = { ...directPayment(testPan('40000000', '1000')), ...patch };
