@@ -30,6 +30,7 @@ import { HostedLinks } from './hosted/links.js';
 import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
+import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
 import { cardRoutes } from './http/routes/cards.route.js';
@@ -67,6 +68,8 @@ export const MERCHANT_API_PREFIXES = ['/api/v1', '/api/v2'] as const;
 
 /** Replaceable adapters, for tests and for operators who bring their own. */
 export interface AppOverrides {
+  /** Told of every route as it is registered (the reliability suite enumerates the routes it attacks). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
   clock?: Clock;
   ids?: IdGenerator;
   db?: Db;
@@ -243,7 +246,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: clientErrorProblem,
+    // Errors the router raises before any handler (a URL that is not valid percent-encoded UTF-8, a path parameter
+    // over 100 characters) are problem+json too; a parameter that long names nothing, so it is a 404 like any unknown id.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+        return sendProblem(request, reply, 'NOT_FOUND', 'no such resource');
+      return sendProblem(request, reply, 'VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8', [
+        { field: 'url', message: 'is not valid percent-encoded UTF-8' },
+      ]);
+    },
   }) as unknown as FastifyInstance;
+  const onRoute = overrides.onRoute;
+  if (onRoute) app.addHook('onRoute', (route) => onRoute({ method: route.method, url: route.url }));
 
   let invalidAuthenticationResponses = 0;
   const links = new HostedLinks(secrets.tokenSecret, config.publicUrl);
@@ -282,8 +297,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
     }
   });
+  app.addHook('preValidation', refuseNulCharacters);
   // problem+json bodies must keep their media type; Fastify would otherwise default objects to application/json.
-  app.addContentTypeParser(PROBLEM_JSON, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'ignore'));
+  // JSON bodies nested deeper than any request shape are refused before anything walks them (http/hostile-input.ts).
+  const jsonParser = depthLimitedJsonParser(app.getDefaultJsonParser('error', 'ignore'));
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
+  app.addContentTypeParser(PROBLEM_JSON, { parseAs: 'string' }, jsonParser);
 
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   await app.register(formbody);

@@ -1,0 +1,107 @@
+/** Kassa's answers to hostile input that reaches no route's own validation (issue 14, hostile-input suite). */
+import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CATALOGUE, type FieldError } from '../domain/errors/error-catalogue.js';
+import { PROBLEM_JSON, problemType, responseCodeOfStatus, sendProblem } from './problem.js';
+
+/** The first string inside `value` holding U+0000, as a dotted path (iterative: bodies may nest deeply). */
+function nulPath(value: unknown, root: string): string | undefined {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop() as [unknown, string];
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return path;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Object.entries(v)) {
+        if (key.includes('\u0000')) return path;
+        stack.push([child, path ? `${path}.${key}` : key]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `preValidation` hook: refuses a request carrying U+0000 in a path parameter, the query or a body string with 400
+ * VALIDATION_FAILED naming the field. No field of the API or the pages allows it, and PostgreSQL cannot store it in
+ * text (it would fail the query with a 500 instead of refusing the input).
+ */
+export async function refuseNulCharacters(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const field = nulPath(request.params, '') ?? nulPath(request.query, '') ?? nulPath(request.body, '');
+  if (field === undefined) return;
+  const errors: FieldError[] = [{ field: field || 'body', message: 'must not contain NUL characters' }];
+  await sendProblem(request, reply, 'VALIDATION_FAILED', 'text must not contain NUL characters', errors);
+}
+
+/** Deepest nesting of arrays and objects a JSON body may have; Kassa's deepest request shape is 4 levels. */
+export const MAX_JSON_DEPTH = 32;
+
+/** How deep `text` nests arrays and objects (strings skipped), scanning once; stops counting past `limit`. */
+export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * Content-type parser of `application/json`: refuses a body nested deeper than MAX_JSON_DEPTH with 400
+ * INVALID_JSON before parsing it (a body nested 100,000 levels deep parses, but then overflows the stack of whatever
+ * walks it, such as JSON.stringify), then parses as Fastify does (prototype poisoning refused).
+ */
+export function depthLimitedJsonParser(
+  parse: (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => void,
+) {
+  return (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      const error = Object.assign(new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), {
+        statusCode: 400,
+        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      });
+      done(error);
+      return;
+    }
+    parse(request, text, done);
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser cannot read (headers over 16 KiB, a bad request line,
+ * a malformed header) is answered 400 VALIDATION_FAILED as problem+json, and the connection closed, instead of
+ * Fastify's plain JSON. Nothing of the request is echoed.
+ */
+export function clientErrorProblem(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { title } = ERROR_CATALOGUE.VALIDATION_FAILED;
+  const detail =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP/1.1';
+  const body = JSON.stringify({
+    type: problemType('VALIDATION_FAILED'),
+    title,
+    status: 400,
+    detail,
+    code: 'VALIDATION_FAILED',
+    responseCode: responseCodeOfStatus(400),
+  });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
