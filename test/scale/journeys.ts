@@ -235,7 +235,7 @@ export class Journeys {
             amount: { value: amount, currency: 'DKK' },
             order: {
               merchantReference: out.transId.slice(0, 30),
-              items: [{ name: 'Item', quantity: 1, unitPrice: amount }],
+              items: [{ name: 'Item', quantity: 1, grossPrice: amount }],
             },
             urls: { return: RETURN, cancel: CANCEL },
           },
