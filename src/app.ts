@@ -166,6 +166,12 @@ export function buildServices(
   // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
   const cardKeyring = new KyselyCardKeyring(db.kysely, secrets.dataKey);
   const cardVault = new KyselyCardVault(db.kysely, cardKeyring, () => clock.now());
+  const storedCards = new StoredCardService({
+    vault: new KyselyStoredCardVault(db.kysely, cardKeyring),
+    keys: cardKeyring,
+    clock,
+    dataKey: secrets.dataKey,
+  });
   const payments = new PaymentService({
     store,
     clock,
@@ -176,6 +182,7 @@ export function buildServices(
     publicUrl: config.publicUrl,
     dataKey: secrets.dataKey,
     cardVault,
+    storedCards,
     ...hooks,
   });
   // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
@@ -198,12 +205,7 @@ export function buildServices(
     }),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
     payments,
-    storedCards: new StoredCardService({
-      vault: new KyselyStoredCardVault(db.kysely, cardKeyring),
-      keys: cardKeyring,
-      clock,
-      dataKey: secrets.dataKey,
-    }),
+    storedCards,
   };
 }
 

@@ -106,6 +106,14 @@ export const DetailsCard = Type.Object({
   country: Str(),
   issuer: Str(),
   bin: CardBin,
+  pseudoCardNumber: O(
+    Type.String({ pattern: '^[0-9]{16}$', description: 'The stored card (credentialOnFile): pay with it later' }),
+  ),
+  schemeReferenceId: O(
+    Type.String({
+      description: "The card network's transaction id (Visa Transaction Identifier, Mastercard Trace ID)",
+    }),
+  ),
   authenticationData: O(AuthenticationData),
   versioningData: O(VersioningData),
 });

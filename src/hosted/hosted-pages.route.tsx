@@ -14,6 +14,7 @@ import { CheckoutPage } from './pages/checkout-page.js';
 import { Layout } from './pages/layout.js';
 import { MessagePage } from './pages/message-page.js';
 import { ReviewPage } from './pages/review-page.js';
+import type { SaveCardPurpose } from './pages/stored-card-disclosure.js';
 import { newNonce, sendPage } from './render.js';
 
 export interface HostedPagesOptions {
@@ -28,6 +29,13 @@ export interface HostedPagesOptions {
 }
 
 type Form = Record<string, string | undefined>;
+
+/** What the card step must disclose when the payment stores the card (an initial `credentialOnFile` payment). */
+function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
+  const cof = payment.informational?.credentialOnFile;
+  if (cof === undefined || cof.initialPayment !== true) return undefined;
+  return { type: cof.type, ...(cof.installments?.total !== undefined && { installments: cof.installments.total }) };
+}
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
 /**
@@ -262,6 +270,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         csrf={links.csrf(payment.payId, t)}
         errors={errors}
         values={values}
+        saveCard={saveCardPurpose(payment)}
       />,
       errors.length > 0 ? 422 : 200,
       '/hosted/assets/card-step.js',

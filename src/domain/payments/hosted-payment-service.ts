@@ -1,3 +1,4 @@
+import { type CredentialOnFile, classifyCredentialOnFile } from '../cards/credential-on-file.js';
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkMerchantUrl } from '../merchants/merchant-url.js';
@@ -62,6 +63,25 @@ export interface SurchargeQuote {
 }
 
 /**
+ * A hosted page takes the card from the cardholder, so with `credentialOnFile` it can only be the initial payment
+ * that stores the card (the card step discloses it); payments with a stored card are DIRECT.
+ * @throws KassaError VALIDATION_FAILED naming the credentialOnFile member.
+ */
+function checkHostedCredentialOnFile(cof: CredentialOnFile | undefined): void {
+  if (cof === undefined) return;
+  const use = classifyCredentialOnFile(cof);
+  if (!use.ok) throw validationError(use.problems);
+  if (use.use !== 'INITIAL') {
+    throw validationError([
+      {
+        field: 'credentialOnFile.initialPayment',
+        message: 'a hosted payment stores a new card (initialPayment true); pay with a stored card DIRECT',
+      },
+    ]);
+  }
+}
+
+/**
  * Hosted forms and the hosted payment page (spec §1.4, §1.8): creating hosted payments and sessions, and the card
  * step's server side — quoting the surcharge (DESIGN.md §7), taking the card, recording the cardholder's consent.
  * Card data never leaves this service in clear except towards authorization.
@@ -76,6 +96,7 @@ export class HostedPaymentService {
    */
   async createHostedPayment(merchant: Merchant, cmd: CreatePaymentCommand): Promise<Payment> {
     this.checkUrls(merchant, cmd.urls, ['return']);
+    checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
     const payment = await this.newPendingPayment(merchant, {
       transId: cmd.transId,
       refNr: cmd.refNr,
@@ -101,6 +122,7 @@ export class HostedPaymentService {
    */
   async createSession(merchant: Merchant, cmd: CreateSessionCommand): Promise<CheckoutSession> {
     this.checkUrls(merchant, cmd.urls, ['return', 'cancel']);
+    checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
     const ttl = cmd.expiresInSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
     if (ttl < SESSION_TTL_BOUNDS_SECONDS.min || ttl > SESSION_TTL_BOUNDS_SECONDS.max) {
       throw validationError([{ field: 'expiresInSeconds', message: 'must be between 300 and 86400 seconds' }]);

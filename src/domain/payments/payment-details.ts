@@ -125,6 +125,8 @@ function cardDetails(card: CardSummary, threeDS: ThreeDSResult | undefined): Det
     ...(card.product && { product: card.product }),
     ...(card.funding && { type: card.funding.toLowerCase() as DetailsCard['type'] }),
     ...(card.issuerCountry && { country: card.issuerCountry }),
+    ...(card.pseudoCardNumber && { pseudoCardNumber: card.pseudoCardNumber }),
+    ...(card.schemeReferenceId && { schemeReferenceId: card.schemeReferenceId }),
     bin: { accountBin: card.bin, ...accountRange(card.bin) },
     ...(threeDS && {
       authenticationData: {

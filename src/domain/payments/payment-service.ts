@@ -1,9 +1,12 @@
+import { isPseudoCardNumber } from '../cards/pseudo-card-number.js';
+import type { StoredCardService } from '../cards/stored-card-service.js';
+import { planStoredCredential, type StoredCredentialPlan } from '../cards/stored-credential-plan.js';
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { isCurrencyWithMinorUnits } from '../merchants/merchant-service.js';
 import { checkMerchantUrl } from '../merchants/merchant-url.js';
-import type { Acquirer, AcquirerAuthorizationResult } from '../ports/acquirer.js';
-import type { BinTable } from '../ports/bin-table.js';
+import type { Acquirer, AcquirerAuthorizationResult, StoredCredentialIndicator } from '../ports/acquirer.js';
+import type { BinTable, CardBrand } from '../ports/bin-table.js';
 import type { CardVault } from '../ports/card-vault.js';
 import type { Clock } from '../ports/clock.js';
 import type { DirectoryServer } from '../ports/directory-server.js';
@@ -55,6 +58,11 @@ export interface PaymentServiceDeps {
   dataKey: string;
   /** Encrypted card data between AReq and the final 3-D Secure result (challenge, decoupled, 3DS Method redirect). */
   cardVault: CardVault;
+  /**
+   * Stored credentials (`credentialOnFile`): stores the card of an approved initial payment, finds the card behind
+   * a pseudo card number. Without it, payments with `credentialOnFile` are served as ordinary payments.
+   */
+  storedCards?: StoredCardService;
   /** Lifetime of 3-D Secure links and vaulted cards, ms. Default THREE_DS_LINK_TTL_MS (30 min). */
   threeDSLinkTtlMs?: number;
   /** How long the 3DS Method page waits for the ACS's callback, ms. Default THREE_DS_METHOD_TIMEOUT_MS (10 s). */
@@ -148,9 +156,16 @@ export class PaymentService {
    */
   async createDirectPayment(merchant: Merchant, cmd: CreatePaymentCommand): Promise<Payment> {
     const { store, clock, ids, bins } = this.deps;
-    const card = cmd.card;
-    if (!card) throw validationError([{ field: 'paymentMethods.card', message: 'is required for DIRECT payments' }]);
-    this.checkCommand(merchant, cmd);
+    if (!cmd.card) {
+      throw validationError([{ field: 'paymentMethods.card', message: 'is required for DIRECT payments' }]);
+    }
+    const plan = await this.planStoredCredential(merchant, cmd);
+    // A payment with a stored card uses the vault's card: the pseudo card number is not a PAN (it fails the Luhn
+    // check on purpose), its expiry is the stored one (an expired stored card is declined by the network with 54,
+    // not refused here), and a merchant-initiated payment has no browser to authenticate.
+    const card = plan.kind === 'SUBSEQUENT' ? plan.card : cmd.card;
+    this.checkCommand(merchant, cmd, plan);
+    if (plan.kind === 'UNUSABLE') return this.createUnusableStoredCardPayment(merchant, cmd, plan);
 
     const bin = bins.lookup(card.number);
     const brand = bin?.brand ?? detectBrand(card.number);
@@ -179,7 +194,10 @@ export class PaymentService {
       integrationType: 'DIRECT',
       channel: cmd.channel,
       language: cmd.language,
-      card: summarizeCard(card, brand, bin, this.deps.dataKey),
+      card: {
+        ...summarizeCard(card, brand, bin, this.deps.dataKey),
+        ...(plan.kind === 'SUBSEQUENT' && { pseudoCardNumber: plan.stored.pseudoCardNumber }),
+      },
       order: cmd.order,
       customerInfo: cmd.customerInfo,
       urls: cmd.urls,
@@ -192,6 +210,11 @@ export class PaymentService {
     if ((await store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
     }
+
+    // Merchant-initiated: out of scope of SCA (PSD2 RTS art. 13/14, the schemes' MIT frameworks), no 3-D Secure; the
+    // network needs the initial payment's schemeReferenceId instead.
+    if (plan.kind === 'SUBSEQUENT' && plan.use === 'MIT')
+      return this.authorize(merchant, payment, card, plan.indicator);
 
     if (cmd.browserAuthentication === 'REDIRECT' && deviceChannelOf(cmd.channel) === 'BROWSER') {
       return this.startBrowserAuthentication(merchant, payment, card, cmd);
@@ -283,6 +306,7 @@ export class PaymentService {
         browserInfo: cmd.browserInfo,
         sdkInfo: cmd.sdkInfo,
         challengePreference: cmd.challengePreference,
+        credentialOnFile: payment.informational?.credentialOnFile,
         threeDSCompInd: !range?.threeDSMethodURL ? 'U' : (threeDSCompInd ?? 'N'),
         notificationURL: threeDSPageUrl(this.deps.publicUrl, 'challengeNotification', payment.payId),
         threeDSRequestorURL: this.deps.publicUrl,
@@ -629,7 +653,12 @@ export class PaymentService {
    * Authorizes (and for AUTOMATIC capture also captures) the payment's total at the acquirer and records the
    * result. An unknown outcome (transport failure) keeps the payment PENDING: never assume success.
    */
-  private async authorize(merchant: Merchant, pending: Payment, card: CardInput): Promise<Payment> {
+  private async authorize(
+    merchant: Merchant,
+    pending: Payment,
+    card: CardInput,
+    storedCredential: StoredCredentialIndicator | undefined = cardholderIndicator(pending),
+  ): Promise<Payment> {
     const { store, clock, ids } = this.deps;
     let payment = pending;
     const brand = payment.card?.brand;
@@ -662,6 +691,7 @@ export class PaymentService {
           authenticationValue: payment.threeDS.authenticationValue,
           dsTransID: payment.threeDS.dsTransID ?? '',
         },
+        ...(storedCredential !== undefined && { storedCredential }),
       });
     } catch (error) {
       this.deps.onUnexpectedError?.(payment.payId, 'acquirer', error);
@@ -669,16 +699,132 @@ export class PaymentService {
       await store.payments.update(payment);
       return payment;
     }
-    const responseCode = responseCodeFromAcquirer(result.responseCode);
     if (result.outcome === 'DECLINED') {
-      return this.finish(merchant, payment, responseCode, [{ ...authorization, responseCode }]);
+      const declined = responseCodeFromAcquirer(result.responseCode, result.merchantAdviceCode);
+      return this.finish(merchant, payment, declined, [{ ...authorization, responseCode: declined }]);
     }
+    const responseCode = responseCodeFromAcquirer(result.responseCode);
+    payment = await this.storeCredential(merchant, payment, card, storedCredential, result.schemeReferenceId);
     const ops: PaymentOperation[] = [{ ...authorization, status: 'OK', responseCode }];
     if (payment.captureMethod === 'AUTOMATIC') {
       ops.push({ ...authorization, xId: payIdFromUuid(ids.uuid()), type: 'CAPTURE', status: 'OK', responseCode });
       payment = { ...payment, capturedValue: payment.value, surchargeCapturedValue: payment.surcharge.value };
     }
     return this.finish(merchant, payment, '00000000', ops);
+  }
+
+  /**
+   * After an approval: records the network's schemeReferenceId on the payment and, for an initial
+   * `credentialOnFile` payment, stores the card in the vault and records its pseudo card number. A failure to store
+   * leaves the (approved) payment without a pseudo card number and is reported as unexpected; it never turns the
+   * approval into a failure (the money moved).
+   */
+  private async storeCredential(
+    merchant: Merchant,
+    payment: Payment,
+    card: CardInput,
+    indicator: StoredCredentialIndicator | undefined,
+    schemeReferenceId: string | undefined,
+  ): Promise<Payment> {
+    if (payment.card === undefined) return payment;
+    let summary = { ...payment.card, ...(schemeReferenceId !== undefined && { schemeReferenceId }) };
+    const cof = payment.informational?.credentialOnFile;
+    if (indicator?.sequence === 'INITIAL' && cof !== undefined && this.deps.storedCards !== undefined) {
+      try {
+        const stored = await this.deps.storedCards.store({
+          merchantId: merchant.merchantId,
+          card: { number: card.number, expiryDate: card.expiryDate, cardholderName: card.cardholderName },
+          brand: payment.card.brand,
+          bin: payment.card.bin,
+          credentialOnFile: cof,
+          schemeReferenceId,
+          initialPayId: payment.payId,
+        });
+        summary = { ...summary, pseudoCardNumber: stored.pseudoCardNumber };
+      } catch (error) {
+        this.deps.onUnexpectedError?.(payment.payId, 'acquirer', error);
+      }
+    }
+    return { ...payment, card: summary };
+  }
+
+  /** The stored-credential plan of a DIRECT create request (domain/cards/stored-credential-plan.ts). */
+  private async planStoredCredential(merchant: Merchant, cmd: CreatePaymentCommand): Promise<StoredCredentialPlan> {
+    const storedCards = this.deps.storedCards;
+    const cof = cmd.informational?.credentialOnFile;
+    if (
+      storedCards === undefined ||
+      (cof === undefined && (cmd.card === undefined || !isPseudoCardNumber(cmd.card.number)))
+    ) {
+      return { kind: 'NONE' };
+    }
+    const result = await planStoredCredential(
+      {
+        merchantId: merchant.merchantId,
+        integrationType: cmd.integrationType,
+        credentialOnFile: cof,
+        card: cmd.card,
+        hasDeviceData: cmd.browserInfo !== undefined || cmd.sdkInfo !== undefined,
+      },
+      (merchantId, pseudo) => storedCards.lookup(merchantId, pseudo),
+    );
+    if (!result.ok) throw validationError(result.errors);
+    return result.plan;
+  }
+
+  /**
+   * A payment with a pseudo card number this merchant cannot use (unknown, another merchant's, deleted): created
+   * FAILED with 20050001 or 20050002 and its payment.failed event, without calling the acquirer.
+   */
+  private async createUnusableStoredCardPayment(
+    merchant: Merchant,
+    cmd: CreatePaymentCommand,
+    plan: Extract<StoredCredentialPlan, { kind: 'UNUSABLE' }>,
+  ): Promise<Payment> {
+    const now = this.deps.clock.now();
+    const stored = plan.stored;
+    const payment: Payment = {
+      payId: payIdFromUuid(this.deps.ids.uuid()),
+      merchantId: merchant.merchantId,
+      transId: cmd.transId,
+      refNr: cmd.refNr,
+      status: 'PENDING',
+      responseCode: '60000001',
+      currency: cmd.amount.currency,
+      value: cmd.amount.value,
+      capturedValue: 0,
+      refundedValue: 0,
+      surcharge: { status: 'NOT_OFFERED', reason: 'DIRECT_INTEGRATION', value: 0 },
+      surchargeCapturedValue: 0,
+      surchargeRefundedValue: 0,
+      captureMethod: cmd.captureMethod,
+      integrationType: 'DIRECT',
+      channel: cmd.channel,
+      language: cmd.language,
+      // A deleted card is still described (brand, last digits); an unknown number describes nothing.
+      ...(stored && {
+        card: {
+          brand: stored.brand as CardBrand,
+          bin: stored.bin,
+          last4: stored.last4,
+          expiryDate: stored.expiryDate,
+          fingerprint: stored.fingerprint,
+          pseudoCardNumber: stored.pseudoCardNumber,
+        },
+      }),
+      order: cmd.order,
+      customerInfo: cmd.customerInfo,
+      urls: cmd.urls,
+      metadata: cmd.metadata,
+      informational: cmd.informational,
+      operations: [],
+      creationDate: now,
+      updatedAt: now,
+    };
+    if ((await this.deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
+      throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
+    }
+    return this.finish(merchant, payment, plan.responseCode, []);
   }
 
   /** @throws KassaError PAYMENT_NOT_FOUND for a missing payment and for another merchant's payment alike. */
@@ -760,12 +906,13 @@ export class PaymentService {
   }
 
   /** Rules beyond the request schema: currency, card number, expiry, URLs (DESIGN.md §4). */
-  private checkCommand(merchant: Merchant, cmd: CreatePaymentCommand): void {
+  private checkCommand(merchant: Merchant, cmd: CreatePaymentCommand, plan?: StoredCredentialPlan): void {
     const errors: FieldError[] = [];
     if (!isCurrencyWithMinorUnits(cmd.amount.currency)) {
       errors.push({ field: 'amount.currency', message: 'must be an ISO 4217 currency code with minor units' });
     }
-    const card = cmd.card;
+    const withStoredCard = plan?.kind === 'SUBSEQUENT' || plan?.kind === 'UNUSABLE';
+    const card = withStoredCard ? undefined : cmd.card;
     if (card) {
       if (!passesLuhn(card.number)) {
         errors.push({ field: 'paymentMethods.card.number', message: 'is not a valid card number (Luhn check failed)' });
@@ -786,7 +933,13 @@ export class PaymentService {
     if (cmd.channel === 'APP' && !cmd.sdkInfo) {
       errors.push({ field: 'paymentMethods.card.threeDsPolicy.sdkInfo', message: 'is required when channel is APP' });
     }
-    if (deviceChannelOf(cmd.channel) === 'BROWSER' && cmd.integrationType === 'DIRECT' && !cmd.browserInfo) {
+    const merchantInitiated = (plan?.kind === 'SUBSEQUENT' && plan.use === 'MIT') || plan?.kind === 'UNUSABLE';
+    if (
+      deviceChannelOf(cmd.channel) === 'BROWSER' &&
+      cmd.integrationType === 'DIRECT' &&
+      !cmd.browserInfo &&
+      !merchantInitiated
+    ) {
       errors.push({ field: 'browserInfo', message: 'is required for a DIRECT browser payment (3-D Secure needs it)' });
     }
     for (const [name, url] of Object.entries(cmd.urls ?? {})) {
@@ -795,6 +948,17 @@ export class PaymentService {
     }
     if (errors.length > 0) throw validationError(errors);
   }
+}
+
+/**
+ * The stored-credential indicator of a cardholder-initiated payment with `credentialOnFile` (the initial payment,
+ * or a one-click payment with a stored card), read from the payment itself so that it survives 3-D Secure steps.
+ * Merchant-initiated payments pass theirs explicitly (with the initial schemeReferenceId).
+ */
+function cardholderIndicator(payment: Payment): StoredCredentialIndicator | undefined {
+  const cof = payment.informational?.credentialOnFile;
+  if (cof === undefined) return undefined;
+  return { type: cof.type, initiator: 'CARDHOLDER', sequence: cof.initialPayment === true ? 'INITIAL' : 'SUBSEQUENT' };
 }
 
 /** Whether the cardholder ended the payment: cancelled the 3-D Secure challenge (20010003) or the hosted page (20040002). */

@@ -114,6 +114,13 @@ export interface CardSummary {
   cardholderName?: string;
   /** HMAC-SHA256 of the PAN under the data key: lets the same card be recognised without storing it. */
   fingerprint: string;
+  /**
+   * The stored card's pseudo card number (docs/stored-credentials.md): set when this payment stored the card
+   * (initial `credentialOnFile` payment, once approved) or was paid with it.
+   */
+  pseudoCardNumber?: string;
+  /** The card network's id of this payment's authorization (Visa Transaction Identifier, Mastercard Trace ID). */
+  schemeReferenceId?: string;
 }
 
 /** Outcome of 3-D Secure authentication kept with the payment (from the ARes, or the RReq after a challenge). */
