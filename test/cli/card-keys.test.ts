@@ -23,7 +23,7 @@ describe('kassa keys / kassa cards', () => {
     const text = (await kassaCli(['keys', 'status'], env)).stdout;
     expect(text).toMatch(/DECRYPT-ONLY/);
     expect(text).toMatch(/ACTIVE/);
-  });
+  }, 120_000);
 
   it('cards delete of an unknown pseudo card number fails naming STORED_CARD_NOT_FOUND', async () => {
     const env = tempEnv();
@@ -31,5 +31,5 @@ describe('kassa keys / kassa cards', () => {
     const r = await kassaCliResult(['cards', 'delete', 'shop', '0123456789012345'], env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/stored card/i);
-  });
+  }, 120_000);
 });
