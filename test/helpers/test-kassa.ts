@@ -37,6 +37,8 @@ export interface TestKassa {
 export interface CallOptions {
   auth?: { merchantId: string; apiKey: string } | { token: string };
   json?: unknown;
+  /** A raw body (sent as is, e.g. JSON text with PHP's escapes); set content-type in `headers`. */
+  body?: string;
   form?: Record<string, string>;
   headers?: Record<string, string>;
 }
@@ -129,6 +131,8 @@ export async function startTestKassa(
       if (options.json !== undefined) {
         headers['content-type'] ??= 'application/json';
         body = JSON.stringify(options.json);
+      } else if (options.body !== undefined) {
+        body = options.body;
       } else if (options.form) {
         headers['content-type'] ??= 'application/x-www-form-urlencoded';
         body = new URLSearchParams(options.form).toString();

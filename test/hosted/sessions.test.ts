@@ -3,7 +3,7 @@ import type { Clock } from '../../src/domain/ports/clock.js';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { FormClient, formWithAction } from '../helpers/form-client.js';
-import { followToMerchant } from '../helpers/hosted-client.js';
+import { followToMerchant, payInHostedSession } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -61,24 +61,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     return res;
   };
 
-  const payInSession = async (checkoutUrl: string, pan: string) => {
-    const checkout = await client.get(checkoutUrl);
-    const start = formWithAction(checkout.html, t.url, '/start');
-    const started = await client.post(start.action, start.fields);
-    expect(started.status).toBe(303);
-    const cardPage = await client.get(started.headers.get('location') ?? '');
-    const card = formWithAction(cardPage.html, t.url, '/card');
-    const afterCard = await client.post(card.action, {
-      ...card.fields,
-      number: pan,
-      expiry: '12/30',
-      securityCode: '123',
-    });
-    const review = await client.get(afterCard.headers.get('location') ?? '');
-    const confirm = formWithAction(review.html, t.url, '/confirm');
-    const walked = await followToMerchant(client, t.url, await client.post(confirm.action, confirm.fields));
-    return { review, done: walked };
-  };
+  const payInSession = (checkoutUrl: string, pan: string) => payInHostedSession(client, t.url, checkoutUrl, pan);
 
   it('creates a session: 201 with sessionId, expiresAt 30 minutes ahead and a signed redirect link', async () => {
     const res = await createSession();

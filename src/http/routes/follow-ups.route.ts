@@ -1,13 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import {
-  CaptureRequest,
-  type FollowUpResponse,
-  RefundRequest,
-  type ReversalRequest as ReversalBody,
-  ReversalRequest,
-} from '../../contracts/follow-up.js';
+import type { FollowUpResponse, ReversalRequest as ReversalBody } from '../../contracts/follow-up.js';
 import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import type { Merchant } from '../../domain/merchants/merchant.js';
 import type { FollowUpCommand, FollowUpOutcome, FollowUpService } from '../../domain/payments/follow-up-service.js';
