@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config/config.js';
@@ -58,6 +59,7 @@ import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
+import { kyselyRateLimitStore } from './storage/rate-limit-store.kysely.js';
 import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
 
 /** Request body limit: payment requests are small. */
@@ -309,7 +311,23 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   await app.register(formbody);
-  await app.register(rateLimit, { global: false });
+  // Rate limits count across every node (issue 14): in Redis when KASSA_REDIS_URL is set, else in PostgreSQL; SQLite
+  // (one node) counts in memory. A store that cannot answer lets the request through (skipOnError): a limiter
+  // outage must not take the API down with it.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
+    : undefined;
+  redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit Redis unavailable'));
+  if (redis) app.addHook('onClose', async () => void redis.disconnect());
+  await app.register(rateLimit, {
+    global: false,
+    skipOnError: true,
+    ...(redis
+      ? { redis, nameSpace: 'kassa-rl-' }
+      : db.dialect === 'postgres'
+        ? { store: kyselyRateLimitStore(db.kysely) }
+        : {}),
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelayMs, // ms; 0 turns the check off
     exposeStatusRoute: false,

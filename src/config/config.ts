@@ -62,6 +62,13 @@ export const ConfigSchema = Type.Object({
       description: 'file the acquirer simulator appends its settlement records to (JSON lines); shared by nodes',
     }),
   ),
+  KASSA_REDIS_URL: Type.Optional(
+    Type.String({
+      pattern: '^rediss?://.+',
+      description:
+        'Redis for the rate limits shared by every node; unset: the database (PostgreSQL) or memory (SQLite)',
+    }),
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -95,6 +102,8 @@ export interface Config {
   workers: number;
   /** Claim lease of notification delivery in ms; undefined: the dispatcher's default. */
   notificationLeaseMs?: number;
+  /** Redis of the shared rate limits (redis:// or rediss://); undefined: database or memory. */
+  redisUrl?: string;
   /** Settlement file of the acquirer simulator (absolute); undefined: records kept in memory only. */
   acquirerSimulatorLedger?: string;
 }
@@ -167,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     maxEventLoopDelayMs: raw.KASSA_MAX_EVENT_LOOP_DELAY,
     workers,
     notificationLeaseMs: raw.KASSA_NOTIFICATION_LEASE,
+    redisUrl: raw.KASSA_REDIS_URL,
     acquirerSimulatorLedger:
       raw.KASSA_ACQUIRER_SIMULATOR_LEDGER === undefined
         ? undefined
@@ -186,6 +196,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     if (SECRET_KEYS.has(k)) out[k] = v === undefined ? undefined : '***';
     else if (k === 'database' && (v as DatabaseConfig).dialect === 'postgres') {
       out[k] = { dialect: 'postgres', url: (v as { url: string }).url.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:***@') };
+    } else if (k === 'redisUrl' && typeof v === 'string') {
+      out[k] = v.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
     } else out[k] = v;
   }
   return out;

@@ -216,7 +216,16 @@ export interface StoredCardTable {
   deleted_at: string | null;
 }
 
+/** Shared rate-limit counters (migration 2026-11-23-0003). */
+export interface RateLimitCounterTable {
+  key: string;
+  count: number;
+  /** End of the current window, Unix ms (bigint: PostgreSQL returns it as text). */
+  reset_at: number | string;
+}
+
 export interface Database {
+  rate_limit_counter: RateLimitCounterTable;
   card_key: CardKeyTable;
   stored_card: StoredCardTable;
   notification_attempt: NotificationAttemptTable;

@@ -102,3 +102,15 @@ describe('KASSA_WORKERS', () => {
     );
   });
 });
+
+describe('KASSA_REDIS_URL', () => {
+  it('takes a redis:// or rediss:// URL and masks its password in the printed config', () => {
+    const config = loadConfig({ KASSA_REDIS_URL: 'rediss://kassa:s3cret@redis.internal:6380/0' });
+    expect(config.redisUrl).toBe('rediss://kassa:s3cret@redis.internal:6380/0');
+    expect(describeConfig(config).redisUrl).toBe('rediss://kassa:***@redis.internal:6380/0');
+  });
+
+  it('refuses a URL that is not Redis', () => {
+    expect(() => loadConfig({ KASSA_REDIS_URL: 'http://redis:6379' })).toThrow(/KASSA_REDIS_URL/);
+  });
+});

@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TOKEN_RATE_LIMIT } from '../../src/http/routes/oauth-token.route.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { type KassaNodes, startKassaNodes } from './kassa-nodes.js';
+
+/** Redis of this machine (issue 14: Redis runs locally); the test skips the Redis case when it does not answer. */
+const REDIS_URL = process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisReachable(): Promise<boolean> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+const redisUp = DIALECTS.includes('postgres') && (await redisReachable());
+
+/**
+ * Shared limits (issue 14): the token endpoint's per-client limit holds across nodes — N nodes do not give N times the
+ * limit — counted in PostgreSQL without Redis, and in Redis with KASSA_REDIS_URL.
+ */
+describe.runIf(DIALECTS.includes('postgres'))('rate limits shared by two nodes', () => {
+  let k: KassaNodes | undefined;
+  afterEach(async () => {
+    await k?.close();
+    k = undefined;
+  });
+
+  // Security: the per-client limit on the token endpoint slows credential guessing; it must hold behind a balancer.
+  const exceedAcrossNodes = async (nodes: KassaNodes) => {
+    const form = { grant_type: 'client_credentials', client_id: nodes.merchant.merchantId, client_secret: 'wrong' };
+    const statuses: number[] = [];
+    // The client's limit plus ten, alternating nodes: each node alone sees fewer than the limit.
+    for (let i = 0; i < TOKEN_RATE_LIMIT.perClient + 10; i++) {
+      statuses.push((await nodes.call(i % 2, 'POST', '/authorization/oauth/token', { form })).status);
+    }
+    return statuses;
+  };
+
+  it('in PostgreSQL (no Redis): the per-client token limit counts requests on both nodes together', async () => {
+    k = await startKassaNodes(2);
+    const statuses = await exceedAcrossNodes(k);
+    expect(statuses.slice(0, TOKEN_RATE_LIMIT.perClient).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(TOKEN_RATE_LIMIT.perClient)).toEqual(Array(10).fill(429));
+    const counters = await k.database.db.kysely.selectFrom('rate_limit_counter').selectAll().execute();
+    expect(counters.some((c) => c.key.includes(`client:${k?.merchant.merchantId}`))).toBe(true);
+  });
+
+  it.runIf(redisUp)(
+    'in Redis (KASSA_REDIS_URL): the same limit counts across nodes, and nothing in the database',
+    async () => {
+      k = await startKassaNodes(2, { KASSA_REDIS_URL: REDIS_URL });
+      const statuses = await exceedAcrossNodes(k);
+      expect(statuses.slice(0, TOKEN_RATE_LIMIT.perClient).every((s) => s === 401)).toBe(true);
+      expect(statuses.slice(TOKEN_RATE_LIMIT.perClient)).toEqual(Array(10).fill(429));
+      expect(await k.database.db.kysely.selectFrom('rate_limit_counter').selectAll().execute()).toEqual([]);
+    },
+  );
+});
