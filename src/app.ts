@@ -25,10 +25,10 @@ import type { DirectoryServer } from './domain/ports/directory-server.js';
 import type { IdGenerator } from './domain/ports/id-generator.js';
 import type { Store } from './domain/ports/store.js';
 import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
-import { confirmHostedPayment } from './hosted/hosted-confirm.js';
 import { hostedPagesRoutes, sessionAwareReturnUrl } from './hosted/hosted-pages.route.js';
 import { HostedLinks } from './hosted/links.js';
 import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
+import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
@@ -174,19 +174,22 @@ export function buildServices(
     clock,
     dataKey: secrets.dataKey,
   });
-  const payments = new PaymentService({
+  // One set of deps for every payment operation, DIRECT and hosted alike.
+  const paymentDeps: PaymentServiceDeps = {
     store,
     clock,
     ids,
     bins,
     directoryServer,
     acquirer,
+    links: new HostedThreeDSLinks(config.publicUrl, secrets.dataKey),
     publicUrl: config.publicUrl,
     dataKey: secrets.dataKey,
     cardVault,
     storedCards,
     ...hooks,
-  });
+  };
+  const payments = new PaymentService(paymentDeps);
   // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
   const threeDSSimulator = directoryServer instanceof SimulatorDirectoryServer ? directoryServer : undefined;
   threeDSSimulator?.setResultsHandler((rreq) => payments.handleResultsRequest(rreq));
@@ -196,15 +199,7 @@ export function buildServices(
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
     surcharge: new SurchargeSettingsService(store, clock),
-    hosted: new HostedPaymentService({
-      store,
-      clock,
-      ids,
-      bins,
-      dataKey: secrets.dataKey,
-      cardVault,
-      publicUrl: config.publicUrl,
-    }),
+    hosted: new HostedPaymentService(paymentDeps),
     followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
     payments,
     storedCards,
@@ -425,13 +420,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       { prefix },
     );
   }
-  await app.register(hostedPagesRoutes, {
-    hosted: services.hosted,
-    links,
-    clock,
-    confirm: (request, merchant, payment, language) =>
-      confirmHostedPayment(services, request, merchant, payment, language),
-  });
+  await app.register(hostedPagesRoutes, { hosted: services.hosted, links, clock });
   await app.register(threeDSPageRoutes, { payments: services.payments });
   const simulator = services.threeDSSimulator;
   if (simulator !== undefined) {

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KassaError } from '../domain/errors/error-catalogue.js';
-import type { Merchant } from '../domain/merchants/merchant.js';
 import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
-import { mayRetryInSession, returnUrlOf } from '../domain/payments/payment-service.js';
+import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js';
 import type { Clock } from '../domain/ports/clock.js';
-import type { ConfirmOutcome } from './hosted-confirm.js';
+import { isHexId } from '../domain/ports/id-generator.js';
+import { browserInfoOf } from './browser-info.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
 import { formatMoney } from './money.js';
@@ -21,11 +21,6 @@ export interface HostedPagesOptions {
   hosted: HostedPaymentService;
   links: HostedLinks;
   clock: Clock;
-  /**
-   * Hands a confirmed hosted payment (card in the vault, consent stored) to 3-D Secure and authorization: the next
-   * page (3DS Method, challenge) or the ended payment.
-   */
-  confirm(request: FastifyRequest, merchant: Merchant, payment: Payment, language: Language): Promise<ConfirmOutcome>;
 }
 
 type Form = Record<string, string | undefined>;
@@ -108,7 +103,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   /** The signed-link check of every payment page; the link token travels in `t` (query or form). */
   const paymentFromLink = async (request: FastifyRequest, reply: FastifyReply, t: string | undefined) => {
     const { payId } = request.params as { payId: string };
-    if (!/^[0-9a-f]{32}$/.test(payId) || !links.verify('payment', payId, t, clock.now())) {
+    if (!isHexId(payId) || !links.verify('payment', payId, t, clock.now())) {
       await message(reply, languageOf(request), 'linkInvalid', 403);
       return undefined;
     }
@@ -187,7 +182,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   app.get('/hosted/sessions/:sessionId', { schema: { hide: true } }, async (request, reply) => {
     const { sessionId } = request.params as { sessionId: string };
     const t = (request.query as Form).t;
-    if (!/^[0-9a-f]{32}$/.test(sessionId) || !links.verify('session', sessionId, t, clock.now())) {
+    if (!isHexId(sessionId) || !links.verify('session', sessionId, t, clock.now())) {
       return message(reply, languageOf(request), 'linkInvalid', 403);
     }
     const { session, merchant, status } = await hosted.sessionForPage(sessionId);
@@ -288,10 +283,10 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (!g) return reply;
     const form = request.body as Form;
     const result = await hosted.takeCard(g.merchant, g.payment, {
-      number: (form.number ?? '').replace(/[\s-]/g, ''),
+      number: form.number ?? '',
       expiryDate: expiryFromForm(form.expiry),
-      securityCode: (form.securityCode ?? '').trim(),
-      cardholderName: form.cardholderName?.trim() || undefined,
+      securityCode: form.securityCode ?? '',
+      cardholderName: form.cardholderName,
     });
     if (!result.ok) {
       const values = { expiry: form.expiry, cardholderName: form.cardholderName };
@@ -329,7 +324,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     });
   });
 
-  // Where Kassa's 3-D Secure pages send a hosted payment page try that ended declined (see sessionReturnUrl).
+  // Where Kassa's 3-D Secure pages send a hosted payment page try that ended declined (see sessionAwareReturnUrl).
   app.get('/hosted/payments/:payId/result', { schema: { hide: true } }, async (request, reply) => {
     const g = await gate(request, reply, { form: false, waiting: false });
     if (!g) return reply;
@@ -394,7 +389,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       }
       throw error;
     }
-    const outcome = await opts.confirm(request, g.merchant, payment, g.lang);
+    const outcome = await hosted.confirm(g.merchant, payment, browserInfoOf(request, g.lang));
     if (outcome.kind === 'REDIRECT') return reply.redirect(outcome.url, 303);
     if (outcome.kind === 'CARD_GONE') return reply.redirect(paymentUrl(payment.payId, g.t), 303);
     return finished(request, reply, outcome.payment);
@@ -410,7 +405,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   app.get('/hosted/demo/:outcome', { schema: { hide: true } }, async (request, reply) => {
     const { outcome } = request.params as { outcome: string };
     const payId = String((request.query as Form).PayId ?? '');
-    if ((outcome !== 'return' && outcome !== 'cancel') || !/^[0-9a-f]{32}$/.test(payId)) {
+    if ((outcome !== 'return' && outcome !== 'cancel') || !isHexId(payId)) {
       return message(reply, 'en', 'notFound', 404);
     }
     const title = outcome === 'return' ? 'Back at the demo shop' : 'Payment cancelled — back at the demo shop';

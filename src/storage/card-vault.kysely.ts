@@ -48,7 +48,7 @@ export class KyselyCardVault implements CardVault {
       .execute();
   }
 
-  async take(payId: string, now: Date): Promise<CardInput | undefined> {
+  async read(payId: string, now: Date): Promise<CardInput | undefined> {
     const row = await this.#db.selectFrom('pending_card').selectAll().where('pay_id', '=', payId).executeTakeFirst();
     if (row === undefined || row.expires_at < toDbTime(now)) return undefined;
     // Wrong or retired key, or a tampered row: as if absent; never log the content.

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { vi } from 'vitest';
 
 /** Absolute path of the `kassa` bin. */
 export const KASSA_BIN = fileURLToPath(new URL('../../bin/kassa.js', import.meta.url));
@@ -56,18 +57,29 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
   return {
     child,
     output: () => out,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const deadline = Date.now() + timeoutMs;
-        const tick = () => {
-          const m = out.match(pattern);
-          if (m) return resolve(m);
-          if (child.exitCode !== null) return reject(new Error(`kassa exited (${child.exitCode}):\n${out}`));
-          if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${pattern}:\n${out}`));
-          setTimeout(tick, 50);
-        };
-        tick();
-      });
+    async waitFor(pattern, timeoutMs = 30_000) {
+      let exited = false;
+      try {
+        return await vi
+          .waitFor(
+            () => {
+              const m = out.match(pattern);
+              if (m) return m;
+              if (child.exitCode !== null) exited = true;
+              // An exited process prints nothing more: stop waiting at once (vi.waitFor retries only on throw).
+              if (exited) return undefined;
+              throw new Error('not yet');
+            },
+            { timeout: timeoutMs, interval: 50 },
+          )
+          .then((m) => {
+            if (m === undefined) throw new Error(`kassa exited (${child.exitCode}):\n${out}`);
+            return m;
+          });
+      } catch (error) {
+        if (exited) throw error;
+        throw new Error(`timed out waiting for ${pattern}:\n${out}`);
+      }
     },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { kassaCli, type ServerProcess, startServerProcess } from '../helpers/cli.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
@@ -93,19 +93,15 @@ describe.each(DIALECTS)('crash recovery of notification delivery (%s)', (dialect
     receiver.delayMs = 0;
     server = startServerProcess(env);
     await server.waitFor(/Kassa listens on/);
-    const deadline = Date.now() + 40_000;
     const delivered = () => committed.filter((n) => (receiver?.deliveredCounts().get(n.id) ?? 0) >= 1).length;
-    while (delivered() < committed.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-
-    expect(delivered()).toBe(committed.length);
+    await vi.waitFor(() => expect(delivered()).toBe(committed.length), { timeout: 40_000, interval: 100 });
     // The deliveries cut off by the kill arrived again after the restart (their claims expired).
     for (const id of inFlight) expect(receiver.received.filter((r) => r.id === id).length).toBeGreaterThanOrEqual(2);
     const statuses = async () =>
       (await database?.db.kysely.selectFrom('notification').select('status').execute())?.map((r) => r.status);
-    const statusDeadline = Date.now() + 5_000;
-    while ((await statuses())?.some((s) => s !== 'DELIVERED') && Date.now() < statusDeadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(new Set(await statuses())).toEqual(new Set(['DELIVERED']));
+    await vi.waitFor(async () => expect(new Set(await statuses())).toEqual(new Set(['DELIVERED'])), {
+      timeout: 5_000,
+      interval: 100,
+    });
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { signWebhook } from '../../src/notifications/webhook-signer.js';
 import { freePort } from '../helpers/test-kassa.js';
 
@@ -24,11 +24,7 @@ describe('examples/notification-receiver.ts', () => {
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
     });
-    const waitFor = async (re: RegExp) => {
-      const deadline = Date.now() + 20_000;
-      while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      expect(out).toMatch(re);
-    };
+    const waitFor = (re: RegExp) => vi.waitFor(() => expect(out).toMatch(re), { timeout: 20_000, interval: 25 });
     await waitFor(/listening/);
 
     const url = `http://127.0.0.1:${port}/kassa/notifications`;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { vi } from 'vitest';
 
 /** What the receiver does with the next request: answer with a status, or hang (never answer). */
 export type ReceiverMode = number | 'hang';
@@ -42,11 +43,12 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     fallback: 200,
     delayMs: 0,
     async waitFor(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (receiver.received.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${receiver.received.length} of ${count}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await vi.waitFor(
+        () => {
+          if (receiver.received.length < count) throw new Error(`receiver got ${receiver.received.length} of ${count}`);
+        },
+        { timeout: timeoutMs, interval: 10 },
+      );
     },
     deliveredCounts() {
       const counts = new Map<string, number>();

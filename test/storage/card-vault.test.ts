@@ -184,7 +184,7 @@ describe.each(DIALECTS)('card vault: keyring, stored cards, 3-D Secure pending c
         expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
       })
       .execute();
-    expect(await pending.take(payId, now)).toEqual({ number: pan, expiryDate: '203012' });
+    expect(await pending.read(payId, now)).toEqual({ number: pan, expiryDate: '203012' });
     while ((await keyring.reencrypt(100, now)) > 0) {}
     const row = await database.db.kysely
       .selectFrom('pending_card')
@@ -192,7 +192,7 @@ describe.each(DIALECTS)('card vault: keyring, stored cards, 3-D Secure pending c
       .where('pay_id', '=', payId)
       .executeTakeFirstOrThrow();
     expect(row.key_version).toMatch(/^k\d+$/);
-    expect(await pending.take(payId, now)).toEqual({ number: pan, expiryDate: '203012' });
+    expect(await pending.read(payId, now)).toEqual({ number: pan, expiryDate: '203012' });
   });
 
   // Guards availability and PCI DSS 3.6: rotation while payments go on, then retirement of the old key.
@@ -220,7 +220,7 @@ describe.each(DIALECTS)('card vault: keyring, stored cards, 3-D Secure pending c
             if (card?.number !== c.card.number) failures++;
           }),
           ...payIds.map(async (payId) => {
-            if ((await pending.take(payId, now))?.securityCode !== '123') failures++;
+            if ((await pending.read(payId, now))?.securityCode !== '123') failures++;
           }),
         ]);
       }

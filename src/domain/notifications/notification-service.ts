@@ -1,6 +1,7 @@
 import { KassaError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import type { Clock } from '../ports/clock.js';
+import { isHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import type { NotificationRecord } from './notification.js';
 
@@ -64,7 +65,7 @@ export class NotificationService {
    * @throws KassaError PAYMENT_NOT_FOUND for a missing payment and another merchant's payment alike.
    */
   async listByPayId(merchantId: string, payId: string): Promise<NotificationRecord[]> {
-    const payment = /^[0-9a-f]{32}$/.test(payId) ? await this.store.payments.findByPayId(merchantId, payId) : undefined;
+    const payment = isHexId(payId) ? await this.store.payments.findByPayId(merchantId, payId) : undefined;
     if (!payment) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
     return this.store.notifications.listByPayId(merchantId, payId);
   }

@@ -1,6 +1,7 @@
 /**
  * Notifications as stored in the outbox and shown in the delivery log (DESIGN.md §5). Event types and payloads are
- * built by the services that cause them (payment-service.ts); this file holds what delivery needs.
+ * built by the operations that cause them (payment-events.ts, authorize-payment.ts); this file holds what delivery
+ * needs.
  */
 
 /**

@@ -2,11 +2,10 @@ import { type FieldError, KassaError, validationError } from '../errors/error-ca
 import type { Merchant } from '../merchants/merchant.js';
 import type { Acquirer, AcquirerFollowUpRequest, AcquirerFollowUpResult } from '../ports/acquirer.js';
 import type { Clock } from '../ports/clock.js';
-import type { IdGenerator } from '../ports/id-generator.js';
+import { type IdGenerator, isHexId, newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import { captureSurchargeShare, refundSurchargeShare, type SurchargeTotals } from '../surcharge/proration.js';
 import type { OperationType, Payment, PaymentOperation, PaymentStatus } from './payment.js';
-import { payIdFromUuid } from './payment.js';
 import { enqueuePaymentEvent, type PaymentEventType } from './payment-events.js';
 import { FORBIDDEN_FOLLOW_UP_CODES, type FollowUpTransition, nextStatus } from './payment-state-machine.js';
 import { responseCodeFromAcquirer } from './response-codes.js';
@@ -178,7 +177,7 @@ export class FollowUpService {
     cmd: FollowUpCommand,
   ): Promise<FollowUpOutcome> {
     // validate
-    if (!/^[0-9a-f]{32}$/.test(payId)) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
+    if (!isHexId(payId)) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
     const { clock, ids, acquirer } = this.deps;
     return this.deps.store.transaction(async (tx) => {
       // load, with the payment row locked until commit
@@ -197,7 +196,7 @@ export class FollowUpService {
 
       // call out
       const request: AcquirerFollowUpRequest = {
-        xId: payIdFromUuid(ids.uuid()),
+        xId: newHexId(ids),
         authorizationXId: authorization.xId,
         payId,
         merchantId: merchant.merchantId,

@@ -1,9 +1,8 @@
 import type { Merchant } from '../merchants/merchant.js';
 import type { Clock } from '../ports/clock.js';
-import type { IdGenerator } from '../ports/id-generator.js';
+import { type IdGenerator, newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import type { Payment } from './payment.js';
-import { payIdFromUuid } from './payment.js';
 import { toPaymentDetails } from './payment-details.js';
 
 /** The payment.* notification events (DESIGN.md §5). */
@@ -36,7 +35,7 @@ export async function enqueuePaymentEvent(
 ): Promise<void> {
   const now = deps.clock.now();
   await tx.outbox.enqueue({
-    id: `msg_${payIdFromUuid(deps.ids.uuid())}`,
+    id: `msg_${newHexId(deps.ids)}`,
     merchantId: merchant.merchantId,
     payId: payment.payId,
     type,

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../errors/error-catalogue.js';
 import type { PaymentStatus } from './payment.js';
 
 /**
- * What can happen to a payment. Creation (`payment-service.ts`) ends PENDING with AUTHORIZE (MANUAL capture),
+ * What can happen to a payment. Creation ends PENDING (every path through `finishPayment`, `finish-payment.ts`) with AUTHORIZE (MANUAL capture),
  * AUTHORIZE_AND_CAPTURE (AUTOMATIC capture) or FAIL; follow-ups (`follow-up-service.ts`) are CAPTURE, REFUND and
  * REVERSE. A declined follow-up is no transition: the payment keeps its status and gains a FAILED operation.
  */

@@ -14,7 +14,7 @@ export interface CardVault {
    * Reads the card of a payment without removing it (a crash between reading and authorizing must not lose it).
    * @returns undefined when absent, expired at `now`, or not decryptable with the current key.
    */
-  take(payId: string, now: Date): Promise<CardInput | undefined>;
+  read(payId: string, now: Date): Promise<CardInput | undefined>;
   /** Removes the card of a payment; a no-op when absent. */
   delete(payId: string): Promise<void>;
   /** Removes every card whose `expiresAt` is before `now`. @returns how many. */

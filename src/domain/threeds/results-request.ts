@@ -3,6 +3,7 @@
  * decoupled authentication (RReq); the 3DS Server checks it against what it knows of the transaction and answers an
  * RRes (or an EMVCo Erro). Pure: no I/O.
  */
+import { isUuid } from '../ports/id-generator.js';
 import type { MessageVersion, ResultsRequest, ResultsResponse, ThreeDSErrorMessage } from './three-ds-messages.js';
 import { isAtLeast220 } from './three-ds-server.js';
 
@@ -21,7 +22,6 @@ export interface AwaitedResults {
   messageVersion: MessageVersion;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AUTHENTICATION_VALUE = /^(?:[A-Za-z0-9+/]{28}|[A-Za-z0-9+/]{27}=|[A-Za-z0-9+/]{26}==)$/;
 const REASON = /^(0[1-9]|1[0-9]|2[0-6]|8[0-8])$/;
 
@@ -46,7 +46,7 @@ export function checkRReq(rreq: ResultsRequest, awaited: AwaitedResults): RReqPr
   if (raw.messageType !== 'RReq') invalid('messageType');
   if (raw.messageVersion !== awaited.messageVersion) invalid('messageVersion');
   if (raw.threeDSServerTransID !== awaited.threeDSServerTransID) invalid('threeDSServerTransID');
-  if (typeof raw.acsTransID !== 'string' || !UUID.test(raw.acsTransID)) missing('acsTransID');
+  if (typeof raw.acsTransID !== 'string' || !isUuid(raw.acsTransID)) missing('acsTransID');
   else if (raw.acsTransID !== awaited.acsTransID) invalid('acsTransID');
   if (typeof raw.dsTransID !== 'string') missing('dsTransID');
   else if (awaited.dsTransID !== undefined && raw.dsTransID !== awaited.dsTransID) invalid('dsTransID');

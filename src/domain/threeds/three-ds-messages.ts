@@ -57,7 +57,7 @@ export interface AuthenticationRequest {
   threeDSRequestorURL: string;
   /**
    * EMVCo threeDSServerURL: where the DS sends the RReq with the final result of a challenge or decoupled
-   * authentication. Optional here until the RReq flow exists.
+   * authentication. Optional in the type because an AReq built without one (unit tests) is still well-formed.
    */
   threeDSServerURL?: string;
   /** Y, N or U: whether the 3DS Method completed (spec §2.1 threeDSCompInd). */

@@ -10,6 +10,7 @@ import type { ThreeDSResult } from '../payments/payment.js';
 import type { BrowserInfo, ChallengePreference, SdkInfo } from '../payments/payment-request.js';
 import type { Clock } from '../ports/clock.js';
 import type { DirectoryServer } from '../ports/directory-server.js';
+import { UUID_PATTERN } from '../ports/id-generator.js';
 import { storedCredentialAReqFields } from './stored-credential-fields.js';
 import {
   type AReqBrowserData,
@@ -33,8 +34,6 @@ export const KASSA_MAX_MESSAGE_VERSION: MessageVersion = '2.3.1';
  */
 export const KASSA_THREE_DS_SERVER_REF_NUMBER = 'KASSA-3DS-SERVER-0001';
 
-/** A canonical RFC 4122 UUID (lowercase or uppercase hex, with dashes). */
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** 28 characters of standard Base64 (a 20-byte CAVV/AAV is 27 characters + '='), EMVCo authenticationValue. */
 const AUTHENTICATION_VALUE_PATTERN = /^(?:[A-Za-z0-9+/]{28}|[A-Za-z0-9+/]{27}=|[A-Za-z0-9+/]{26}==)$/;
 /** EMVCo transStatusReason: 01–26 or 80–88 (spec §2.1). */
@@ -103,7 +102,7 @@ export interface AReqInput {
   notificationURL?: string;
   /** The 3DS Requestor's (merchant's or Kassa's) website (EMVCo threeDSRequestorURL). */
   threeDSRequestorURL: string;
-  /** Where the DS sends the RReq (EMVCo threeDSServerURL); optional until the RReq flow exists. */
+  /** Where the DS sends the RReq (EMVCo threeDSServerURL); absent in unit tests of the AReq alone. */
   threeDSServerURL?: string;
   /** Purchase date (EMVCo purchaseDate, sent in UTC). */
   now: Date;
@@ -240,7 +239,8 @@ export type AuthenticationOutcome =
   | { kind: 'ERROR'; areq: AuthenticationRequest; error: ThreeDSErrorMessage };
 
 /**
- * Runs the AReq/ARes step of EMV 3DS for a payment: looks up the card range (ds.cardRange), negotiates the
+ * Runs the AReq/ARes step of EMV 3DS for a payment: looks up the card range (ds.cardRange) unless the caller passes
+ * the one it looked up already (`lookedUp`, for the same `input.pan`; `{range: undefined}`: not enrolled), negotiates the
  * version, builds the AReq (purchase date from `clock`), sends it, and checks the answer with `checkARes`.
  * When the range has no 3DS Method URL, threeDSCompInd is sent as U whatever the input says (spec §2.1).
  * @throws RangeError as buildAReq; whatever the DirectoryServer throws on transport failure.
@@ -249,8 +249,9 @@ export async function authenticate(
   ds: DirectoryServer,
   clock: Clock,
   input: AuthenticateInput,
+  lookedUp?: { range: CardRangeData | undefined },
 ): Promise<AuthenticationOutcome> {
-  const range = await ds.cardRange(input.pan);
+  const range = lookedUp ? lookedUp.range : await ds.cardRange(input.pan);
   if (range === undefined) return { kind: 'NOT_ENROLLED' };
   const areq = buildAReq({
     ...input,

@@ -48,7 +48,7 @@ export interface ThreeDSTransaction {
   creq?: string;
   /** What a deferred AReq needs besides the card (the 3DS Method runs first): the merchant's request data. */
   authentication?: { challengePreference: ChallengePreference; browserInfo?: BrowserInfo };
-  /** ≥ 128-bit random nonce; the redirect token is derived from it (three-ds-links.ts), never stored itself. */
+  /** ≥ 128-bit random nonce; the redirect token is derived from it (hosted/threeds/three-ds-links.ts, through the PageLinks port), never stored itself. */
   redirectNonce: string;
   /** After this instant every redirect link of the payment is refused and the payment expires. */
   redirectExpiresAt: Date;

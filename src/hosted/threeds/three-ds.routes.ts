@@ -6,9 +6,9 @@
  * The pages call PaymentService only; they never read storage.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ThreeDSBrowserStep } from '../../domain/payments/payment-service.js';
-import { THREE_DS_PATHS } from '../../domain/payments/three-ds-links.js';
+import type { ThreeDSBrowserStep } from '../../domain/payments/three-ds-browser-steps.js';
 import { newNonce, originOf, sendPage } from '../render.js';
+import { THREE_DS_PATHS } from './three-ds-links.js';
 import {
   ChallengeRedirectPage,
   FinishedPage,

@@ -3,7 +3,9 @@
  * (CReq in, CRes out through the browser, RReq to the 3DS Server first) and the app challenge endpoint that stands
  * in for the 3DS SDK ↔ ACS exchange. Registered by app.ts only; Kassa's own pages never depend on them.
  */
+
 import type { FastifyInstance } from 'fastify';
+import { UUID_PATTERN } from '../../domain/ports/id-generator.js';
 import { decodeBrowserMessage, encodeBrowserMessage } from '../../domain/threeds/browser-messages.js';
 import {
   SIMULATOR_CHALLENGE_OTP,
@@ -34,7 +36,7 @@ const WINDOW_SIZES: Record<string, string> = {
   '05': 'max-width:none;min-height:100vh;margin:0;border-radius:0',
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = UUID_PATTERN;
 
 type Form = Record<string, string | undefined>;
 

@@ -2,6 +2,7 @@ import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, rand
 import { CompactSign, type JWK } from 'jose';
 import type { Clock } from '../../domain/ports/clock.js';
 import type { DirectoryServer } from '../../domain/ports/directory-server.js';
+import { UUID_PATTERN } from '../../domain/ports/id-generator.js';
 import type { ResultsRequestHandler } from '../../domain/threeds/results-request.js';
 import {
   type AuthenticationRequest,
@@ -101,7 +102,7 @@ const ECI: Record<SimulatorScheme, { Y: string; A: string; I: string; other: str
   MASTERCARD: { Y: '02', A: '01', I: '06', other: '00' },
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = UUID_PATTERN;
 const versionIndex = (v: string) => SUPPORTED_MESSAGE_VERSIONS.indexOf(v as MessageVersion);
 
 /**

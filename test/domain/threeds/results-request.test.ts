@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decideAfterAuthentication } from '../../../src/domain/payments/payment-service.js';
-import { redirectToken, verifyRedirectToken } from '../../../src/domain/payments/three-ds-links.js';
+import { decideAfterAuthentication } from '../../../src/domain/payments/authorize-payment.js';
 import { decodeBrowserMessage, encodeCReq, readCRes } from '../../../src/domain/threeds/browser-messages.js';
 import { checkRReq, resultsResponse, rreqError } from '../../../src/domain/threeds/results-request.js';
 import type { ResultsRequest } from '../../../src/domain/threeds/three-ds-messages.js';
+import { redirectToken, verifyRedirectToken } from '../../../src/hosted/threeds/three-ds-links.js';
 
 const awaited = {
   threeDSServerTransID: '11111111-2222-4333-8444-555555555555',

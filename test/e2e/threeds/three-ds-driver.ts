@@ -3,6 +3,7 @@
  * would: read each page's form, submit it. Used by the flow tests (the browser tests use Chromium instead).
  */
 import type { Kysely } from 'kysely';
+import { vi } from 'vitest';
 import { validateAuthenticationResponse } from '../../../src/domain/threeds/authentication-response-validator.js';
 import type { Database } from '../../../src/storage/database.js';
 import { type FormClient, nextUrlOf, readForm } from '../../helpers/form-client.js';
@@ -47,12 +48,13 @@ export async function authenticationResponseOf(
 }
 
 /** Waits until `probe` returns a value other than undefined (polling every 50 ms, at most `ms`). */
-export async function eventually<T>(probe: () => Promise<T | undefined>, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export function eventually<T>(probe: () => Promise<T | undefined>, ms = 8000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error('condition not met in time');
+      return value;
+    },
+    { timeout: ms, interval: 50 },
+  );
 }

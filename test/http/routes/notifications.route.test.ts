@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authenticationResponseSchema } from '../../../src/domain/threeds/authentication-response.schema.js';
 import { directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
@@ -38,13 +38,19 @@ describe.each(DIALECTS)('notifications API and delivery (%s)', (dialect) => {
   };
   const list = (auth: Creds, payId: string) => t.call('GET', `/api/v1/notifications?payId=${payId}`, { auth });
 
+  /** The last value `read` gave: the first one `done` accepts, or the one at the timeout (the test's expect tells). */
   async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await read();
-      if (done(v) || Date.now() > deadline) return v;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    let last: T | undefined;
+    await vi
+      .waitFor(
+        async () => {
+          last = await read();
+          if (!done(last)) throw new Error('not yet');
+        },
+        { timeout: timeoutMs, interval: 25 },
+      )
+      .catch(() => {});
+    return last as T;
   }
 
   it('a DIRECT payment sends the signed Authentication Notification and payment.authorized to the merchant default URL', async () => {

@@ -6,6 +6,7 @@
  * a page, and getByPayId can still show the link (docs/decisions.md, "3-D Secure redirect links").
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { PageLinks } from '../../domain/ports/page-links.js';
 
 /** Paths of Kassa's 3-D Secure pages, relative to the public URL (`:payId` = 32 hex). */
 export const THREE_DS_PATHS = {
@@ -22,12 +23,6 @@ export const THREE_DS_PATHS = {
   /** The 3DS Server's results URL (EMVCo threeDSServerURL); the simulated DS delivers RReqs in process. */
   results: '/3ds/results',
 } as const;
-
-/** Lifetime of a payment's 3-D Secure links and of its vaulted card: 30 minutes. */
-export const THREE_DS_LINK_TTL_MS = 30 * 60 * 1000;
-
-/** How long the 3DS Method page waits for the ACS's callback before continuing with threeDSCompInd N (EMVCo: 10 s). */
-export const THREE_DS_METHOD_TIMEOUT_MS = 10_000;
 
 /** The absolute URL of a 3-D Secure page for a payment, with `token` when the page needs one. */
 export function threeDSPageUrl(
@@ -55,4 +50,35 @@ export function verifyRedirectToken(dataKey: string, payId: string, nonce: strin
   const expected = Buffer.from(redirectToken(dataKey, payId, nonce));
   const presented = Buffer.from(token);
   return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+/** The PageLinks port over Kassa's 3-D Secure pages, with tokens keyed from the data key. */
+export class HostedThreeDSLinks implements PageLinks {
+  readonly requestorUrl: string;
+  readonly resultsUrl: string;
+
+  /** `publicUrl`: Kassa's public https base URL without a trailing slash. */
+  constructor(
+    private readonly publicUrl: string,
+    private readonly dataKey: string,
+  ) {
+    this.requestorUrl = publicUrl;
+    this.resultsUrl = threeDSPageUrl(publicUrl, 'results', '');
+  }
+
+  threeDSPage(page: 'method' | 'continue' | 'challenge', payId: string, nonce: string): string {
+    return threeDSPageUrl(this.publicUrl, page, payId, redirectToken(this.dataKey, payId, nonce));
+  }
+
+  verifyThreeDSToken(payId: string, nonce: string, token: unknown): boolean {
+    return verifyRedirectToken(this.dataKey, payId, nonce, token);
+  }
+
+  methodNotificationUrl(payId: string): string {
+    return threeDSPageUrl(this.publicUrl, 'methodNotification', payId);
+  }
+
+  challengeNotificationUrl(payId: string): string {
+    return threeDSPageUrl(this.publicUrl, 'challengeNotification', payId);
+  }
 }

@@ -1,0 +1,136 @@
+/**
+ * Hosted payment page sessions (spec §1.8): creating one, reading it, the checkout page's view of it, and starting a
+ * payment try under its transId. A session holds no payment until the cardholder starts paying.
+ */
+import { KassaError, validationError } from '../errors/error-catalogue.js';
+import type { Merchant } from '../merchants/merchant.js';
+import { isHexId, newHexId } from '../ports/id-generator.js';
+import type { Store } from '../ports/store.js';
+import {
+  type CheckoutSession,
+  DEFAULT_SESSION_TTL_SECONDS,
+  SESSION_TTL_BOUNDS_SECONDS,
+  sessionStatus,
+} from '../sessions/checkout-session.js';
+import { checkHostedCredentialOnFile, checkHostedUrls, newPendingPayment } from './hosted-pending-payment.js';
+import type { Payment } from './payment.js';
+import type { PaymentServiceDeps } from './payment-deps.js';
+import type { CreatePaymentCommand } from './payment-request.js';
+
+/** A hosted payment page session request (`POST /api/v1/payments/sessions`). Amounts in minor units. */
+export type CreateSessionCommand = Omit<
+  CreatePaymentCommand,
+  'integrationType' | 'card' | 'channel' | 'browserInfo' | 'sdkInfo' | 'challengePreference'
+> & { expiresInSeconds?: number };
+
+type SessionDeps = Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids'>;
+
+/**
+ * Creates a hosted payment page session; no payment exists until the cardholder starts paying.
+ * @throws KassaError VALIDATION_FAILED (urls, expiresInSeconds), TRANS_ID_IN_USE (a live payment has the transId).
+ */
+export async function createSession(
+  deps: SessionDeps,
+  merchant: Merchant,
+  cmd: CreateSessionCommand,
+): Promise<CheckoutSession> {
+  checkHostedUrls(merchant, cmd.urls, ['return', 'cancel']);
+  checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
+  const ttl = cmd.expiresInSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
+  if (ttl < SESSION_TTL_BOUNDS_SECONDS.min || ttl > SESSION_TTL_BOUNDS_SECONDS.max) {
+    throw validationError([{ field: 'expiresInSeconds', message: 'must be between 300 and 86400 seconds' }]);
+  }
+  const latest = await deps.store.payments.findLatestByTransId(merchant.merchantId, cmd.transId);
+  if (latest && latest.status !== 'FAILED') {
+    throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
+  }
+  const now = deps.clock.now();
+  const urls = cmd.urls as CheckoutSession['urls'];
+  const session: CheckoutSession = {
+    sessionId: newHexId(deps.ids),
+    merchantId: merchant.merchantId,
+    transId: cmd.transId,
+    refNr: cmd.refNr,
+    value: cmd.amount.value,
+    currency: cmd.amount.currency,
+    captureMethod: cmd.captureMethod,
+    language: cmd.language,
+    order: cmd.order,
+    customerInfo: cmd.customerInfo,
+    urls,
+    metadata: cmd.metadata,
+    informational: cmd.informational,
+    status: 'OPEN',
+    expiresAt: new Date(now.getTime() + ttl * 1000),
+    creationDate: now,
+  };
+  await deps.store.checkoutSessions.insert(session);
+  return session;
+}
+
+/** The merchant's own session. @throws KassaError SESSION_NOT_FOUND for a missing one and another merchant's alike. */
+export async function getSession(deps: SessionDeps, merchantId: string, sessionId: string): Promise<CheckoutSession> {
+  const s = isHexId(sessionId) ? await deps.store.checkoutSessions.find(sessionId) : undefined;
+  if (!s || s.merchantId !== merchantId) throw new KassaError('SESSION_NOT_FOUND');
+  return withPaidStatus(s, deps.store);
+}
+
+/** A session is COMPLETED once its latest payment was authorized (or later captured, refunded, reversed). */
+async function withPaidStatus(session: CheckoutSession, store: Store): Promise<CheckoutSession> {
+  if (session.status === 'COMPLETED' || !session.payId) return session;
+  const latest = await store.payments.findByPayId(session.merchantId, session.payId);
+  const paid = latest && latest.status !== 'PENDING' && latest.status !== 'FAILED';
+  return paid ? { ...session, status: 'COMPLETED' } : session;
+}
+
+/**
+ * A session and its merchant for the checkout page (the caller has checked the signed link); reads through `store`
+ * (pass the transaction's). @throws KassaError SESSION_NOT_FOUND.
+ */
+export async function sessionForPage(
+  deps: SessionDeps,
+  sessionId: string,
+  store: Store = deps.store,
+): Promise<{ session: CheckoutSession; merchant: Merchant; status: 'OPEN' | 'COMPLETED' | 'EXPIRED' }> {
+  const found = await store.checkoutSessions.find(sessionId);
+  const session = found && (await withPaidStatus(found, store));
+  const merchant = session && (await store.merchants.find(session.merchantId));
+  if (!session || !merchant) throw new KassaError('SESSION_NOT_FOUND');
+  return { session, merchant, status: sessionStatus(session, deps.clock.now()) };
+}
+
+/**
+ * Starts (or resumes) the session's current payment try: the latest payment if it is still waiting for a card,
+ * else a new PENDING payment under the session's transId (the previous try FAILED).
+ * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED.
+ */
+export async function startSessionPayment(deps: SessionDeps, sessionId: string): Promise<Payment> {
+  return deps.store.transaction(async (tx) => {
+    // Every read goes through `tx`: SQLite has one connection, held by this transaction.
+    const { session, merchant, status } = await sessionForPage(deps, sessionId, tx);
+    if (status === 'EXPIRED') throw new KassaError('SESSION_EXPIRED');
+    if (status === 'COMPLETED') throw new KassaError('SESSION_COMPLETED');
+    const latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
+    if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') return latest;
+    if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
+    const payment = {
+      ...(await newPendingPayment(deps, tx, merchant, {
+        transId: session.transId,
+        refNr: session.refNr,
+        value: session.value,
+        currency: session.currency,
+        captureMethod: session.captureMethod,
+        language: session.language,
+        order: session.order,
+        customerInfo: session.customerInfo,
+        urls: session.urls,
+        metadata: session.metadata,
+        informational: session.informational,
+      })),
+      sessionId,
+    };
+    if ((await tx.payments.insert(payment)) === 'TRANS_ID_IN_USE') throw new KassaError('SESSION_COMPLETED');
+    await tx.checkoutSessions.update({ sessionId, status: 'OPEN', payId: payment.payId });
+    return payment;
+  });
+}

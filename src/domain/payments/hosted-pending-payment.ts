@@ -1,0 +1,130 @@
+/**
+ * What the hosted flows share: link lifetimes, the merchant URL rules of hosted payments and sessions, the surcharge
+ * decision under the merchant's settings, and a new PENDING hosted payment (a HOSTED payment, or a session's try).
+ */
+import { type CredentialOnFile, classifyCredentialOnFile } from '../cards/credential-on-file.js';
+import { type FieldError, validationError } from '../errors/error-catalogue.js';
+import type { Merchant } from '../merchants/merchant.js';
+import { checkMerchantUrl } from '../merchants/merchant-url.js';
+import type { BinRecord } from '../ports/bin-table.js';
+import type { Clock } from '../ports/clock.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import type { Store } from '../ports/store.js';
+import { decideSurcharge, type SurchargeDecision } from '../surcharge/decide-surcharge.js';
+import type { Payment } from './payment.js';
+import { payIdFromUuid } from './payment.js';
+import type { CreatePaymentCommand } from './payment-request.js';
+
+/**
+ * How long a link to the hosted card step stays valid (seconds): from a HOSTED payment's creation, or from the start
+ * of a session's try. Also how long a typed card waits in the vault for the cardholder's confirmation.
+ */
+export const HOSTED_LINK_TTL_SECONDS = 30 * 60;
+
+/**
+ * How long a HOSTED payment waits on the card step before the expiry sweep ends it (ms): the link's lifetime plus a
+ * minute of grace for a form posted just before the link expired.
+ */
+export const HOSTED_PAYMENT_EXPIRY_MS = (HOSTED_LINK_TTL_SECONDS + 60) * 1000;
+
+/**
+ * The URL rules of hosted payments and sessions: `required` ones present, every one https (or, sandbox, http on
+ * loopback; merchant-url.ts). @throws KassaError VALIDATION_FAILED naming each `urls.<name>`.
+ */
+export function checkHostedUrls(
+  merchant: Merchant,
+  urls: CreatePaymentCommand['urls'],
+  required: ('return' | 'cancel')[],
+): void {
+  const errors: FieldError[] = [];
+  for (const name of required) {
+    if (!urls?.[name]) errors.push({ field: `urls.${name}`, message: 'is required for hosted payments' });
+  }
+  for (const [name, url] of Object.entries(urls ?? {})) {
+    const problem = url ? checkMerchantUrl(url, merchant.sandbox) : undefined;
+    if (problem) errors.push({ field: `urls.${name}`, message: problem });
+  }
+  if (errors.length > 0) throw validationError(errors);
+}
+
+/** The surcharge decision (DESIGN.md §7) for a card — or, before it is known, `undefined` — under the merchant's settings. */
+export async function decideHostedSurcharge(
+  store: Store,
+  merchant: Merchant,
+  amount: { value: number; currency: string },
+  card: BinRecord | undefined,
+): Promise<SurchargeDecision> {
+  const settings = await store.surchargeSettings.get(merchant.merchantId);
+  return decideSurcharge({
+    settings: settings?.settings,
+    merchant: { country: merchant.country, currency: merchant.currency },
+    payment: { value: amount.value, currency: amount.currency },
+    card,
+  });
+}
+
+/** The fields a hosted payment takes from its request (or its session). */
+export type HostedPaymentFields = Pick<
+  Payment,
+  | 'transId'
+  | 'refNr'
+  | 'value'
+  | 'currency'
+  | 'captureMethod'
+  | 'language'
+  | 'order'
+  | 'customerInfo'
+  | 'urls'
+  | 'metadata'
+  | 'informational'
+>;
+
+/**
+ * A new PENDING hosted payment (60040001, not stored yet); its surcharge is decided as far as possible before the card
+ * is known. Reads the merchant's surcharge settings through `store` (pass the transaction's).
+ */
+export async function newPendingPayment(
+  deps: { clock: Clock; ids: IdGenerator },
+  store: Store,
+  merchant: Merchant,
+  p: HostedPaymentFields,
+): Promise<Payment> {
+  const now = deps.clock.now();
+  const before = await decideHostedSurcharge(store, merchant, p, undefined);
+  return {
+    ...p,
+    payId: payIdFromUuid(deps.ids.uuid()),
+    merchantId: merchant.merchantId,
+    status: 'PENDING',
+    responseCode: '60040001',
+    capturedValue: 0,
+    refundedValue: 0,
+    surcharge: { status: 'NOT_OFFERED', reason: before.reason, value: 0 },
+    surchargeCapturedValue: 0,
+    surchargeRefundedValue: 0,
+    integrationType: 'HOSTED',
+    channel: 'ECOM',
+    operations: [],
+    creationDate: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * A hosted page takes the card from the cardholder, so with `credentialOnFile` it can only be the initial payment
+ * that stores the card (the card step discloses it); payments with a stored card are DIRECT.
+ * @throws KassaError VALIDATION_FAILED naming the credentialOnFile member.
+ */
+export function checkHostedCredentialOnFile(cof: CredentialOnFile | undefined): void {
+  if (cof === undefined) return;
+  const use = classifyCredentialOnFile(cof);
+  if (!use.ok) throw validationError(use.problems);
+  if (use.use !== 'INITIAL') {
+    throw validationError([
+      {
+        field: 'credentialOnFile.initialPayment',
+        message: 'a hosted payment stores a new card (initialPayment true); pay with a stored card DIRECT',
+      },
+    ]);
+  }
+}
