@@ -59,10 +59,10 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
     return { context, page, cspViolations };
   }
 
-  async function create(kassa: TestKassa, m: typeof merchant, pan: string, extra: Record<string, unknown> = {}) {
+  async function create(kassa: TestKassa, m: typeof merchant, pan: string, policy: Record<string, unknown> = {}) {
     const res = await kassa.call('POST', '/api/v1/payments', {
       auth: m,
-      json: directPayment(pan, { urls: URLS, ...extra }),
+      json: directPayment(pan, { urls: URLS }, policy),
     });
     expect(res.status).toBe(201);
     return res.body as { payId: string; _links: { redirect: { href: string } } };
@@ -115,7 +115,8 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
       const kassa = which === 'main' ? t : silent;
       const m = which === 'main' ? merchant : silentMerchant;
       const created = await create(kassa, m, pan, {
-        threeDsPolicy: { challengePreference: 'NO_PREFERENCE', browserAuthentication: 'REDIRECT' },
+        challengePreference: 'NO_PREFERENCE',
+        browserAuthentication: 'REDIRECT',
       });
       const { context, page, cspViolations } = await openPage();
       const started = Date.now();
@@ -140,7 +141,8 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
 
   it('a challenge after the 3DS Method: method page, ACS challenge page, shop', async () => {
     const created = await create(t, merchant, testPan('51000010', '1006'), {
-      threeDsPolicy: { challengePreference: 'NO_PREFERENCE', browserAuthentication: 'REDIRECT' },
+      challengePreference: 'NO_PREFERENCE',
+      browserAuthentication: 'REDIRECT',
     });
     const { context, page } = await openPage();
     try {
