@@ -157,9 +157,12 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
   it('decoupled D waits PENDING 60010002 until the RReq, then authorizes', async () => {
     const p = await services.payments.createDirectPayment(merchant, direct(testPan('40000000', '1007')));
     expect(p).toMatchObject({ status: 'PENDING', responseCode: '60010002' });
-    await vi.waitFor(async () => {
-      expect((await services.payments.getByPayId(merchant.merchantId, p.payId)).status).toBe('AUTHORIZED');
-    });
+    await vi.waitFor(
+      async () => {
+        expect((await services.payments.getByPayId(merchant.merchantId, p.payId)).status).toBe('AUTHORIZED');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
   });
 
   it('REDIRECT: the 3DS Method page, the ACS callback, then continue sends the AReq with threeDSCompInd Y', async () => {
