@@ -43,7 +43,7 @@ import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { sessionRoutes } from './http/routes/sessions.route.js';
-import { addSharedSchemas } from './http/routes/shared-schemas.js';
+import { addSharedSchemas, operationIdOf, paymentEventWebhooks } from './http/routes/shared-schemas.js';
 import { FileSettlementLedger } from './integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
@@ -337,6 +337,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         title: 'Kassa payment gateway',
         version: '1.0.0',
         description: 'REST interface: docs/ in the repository',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: config.publicUrl }],
       components: {
@@ -349,7 +350,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         },
       },
       security: [{ basic: [] }, { oauth2: [] }],
+      webhooks: paymentEventWebhooks(),
     },
+    // Every operation gets a unique operationId from its method and path (both prefixes: `postApiV2Payments`).
+    transform: ({ schema, url, route }) => ({
+      schema: { ...schema, operationId: schema?.operationId ?? operationIdOf(String(route.method), url) },
+      url,
+    }),
     // Shared contract schemas appear under their own names in components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

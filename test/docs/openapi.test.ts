@@ -8,3 +8,40 @@ describe('openapi.json', () => {
     expect(await buildOpenApiDocument()).toEqual(committed);
   });
 });
+
+describe('openapi.json shapes (issue 11: typed routes)', () => {
+  const doc = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));
+
+  it('lists the merchant API under /api/v1 and /api/v2 with the same operations', () => {
+    const under = (prefix: string) =>
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith(prefix))
+        .map((p) => p.slice(prefix.length))
+        .sort();
+    expect(under('/api/v2')).toEqual(under('/api/v1'));
+    expect(under('/api/v2')).toContain('/payments/{payId}/captures');
+  });
+
+  it('answers have real shapes and status codes: 201/202 payment details, 201 follow-up result, problem+json 4xx', () => {
+    const create = doc.paths['/api/v2/payments'].post;
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '202', '4XX']));
+    expect(JSON.stringify(create.responses['201'])).toContain('#/components/schemas/PaymentDetails');
+    expect(JSON.stringify(create.requestBody)).toContain('#/components/schemas/CreatePaymentRequest');
+    const capture = doc.paths['/api/v2/payments/{payId}/captures'].post;
+    expect(JSON.stringify(capture.responses['201'])).toContain('#/components/schemas/FollowUpResponse');
+    expect(doc.components.schemas.PaymentDetails.properties.paymentMethods.properties.card.properties.bin.type).toBe(
+      'object',
+    );
+  });
+
+  it('describes the notifications as OpenAPI webhooks with the payment event body', () => {
+    expect(Object.keys(doc.webhooks)).toEqual([
+      'payment.authorized',
+      'payment.failed',
+      'payment.captured',
+      'payment.refunded',
+      'payment.reversed',
+    ]);
+    expect(JSON.stringify(doc.webhooks['payment.captured'])).toContain('#/components/schemas/PaymentEvent');
+  });
+});

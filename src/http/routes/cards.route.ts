@@ -2,6 +2,7 @@ import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { StoredCardService } from '../../domain/cards/stored-card-service.js';
 import { merchantOf } from '../auth/authenticate.js';
+import { ProblemResponses } from './payment.schemas.js';
 
 export interface CardRoutesOptions {
   storedCards: StoredCardService;
@@ -34,7 +35,7 @@ export async function cardRoutes(app: FastifyInstance, opts: CardRoutesOptions) 
         summary: 'Delete a stored card; later payments with its pseudo card number fail (20050002)',
         tags: ['cards'],
         params: CardParamsSchema,
-        response: { 204: Type.Null() },
+        response: { 204: Type.Null(), ...ProblemResponses },
       },
     },
     async (request, reply) => {

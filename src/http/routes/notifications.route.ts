@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import { type NotificationService, toNotificationDetails } from '../../domain/notifications/notification-service.js';
 import { merchantOf } from '../auth/authenticate.js';
-import { IdempotencyHeadersSchema } from './payment.schemas.js';
+import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
 import { sendIdempotent } from './payments.route.js';
 
 export interface NotificationRoutesOptions {
@@ -16,6 +16,28 @@ const ListQuerySchema = Type.Object(
   { payId: Type.String({ pattern: '^[0-9a-f]{32}$', description: "Kassa's payment id" }) },
   { additionalProperties: false },
 );
+/** A notification with its delivery log (`toNotificationDetails`); times RFC 3339, durations in ms. */
+const NotificationDetails = Type.Object({
+  id: Type.String({ description: 'msg_…, the webhook-id' }),
+  type: Type.String(),
+  payId: Type.Optional(Type.String()),
+  status: Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'NO_TARGET']),
+  targetUrl: Type.Optional(Type.String()),
+  attemptCount: Type.Integer(),
+  nextAttemptAt: Type.Optional(Type.String({ format: 'date-time' })),
+  creationDate: Type.String({ format: 'date-time' }),
+  deliveredAt: Type.Optional(Type.String({ format: 'date-time' })),
+  payload: Type.Object({}, { additionalProperties: true, description: 'The event body as sent' }),
+  attempts: Type.Array(
+    Type.Object({
+      attemptNo: Type.Integer(),
+      attemptedAt: Type.String({ format: 'date-time' }),
+      durationMs: Type.Integer(),
+      httpStatus: Type.Optional(Type.Integer()),
+      error: Type.Optional(Type.String()),
+    }),
+  ),
+});
 const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /**
@@ -33,6 +55,13 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
         summary: "A payment's notifications with every delivery attempt",
         tags: ['notifications'],
         querystring: ListQuerySchema,
+        response: {
+          200: Type.Object(
+            { notifications: Type.Array(NotificationDetails) },
+            { description: 'Oldest first, each with every delivery attempt' },
+          ),
+          ...ProblemResponses,
+        },
       },
     },
     async (request) => {
@@ -51,6 +80,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
         tags: ['notifications'],
         params: IdParamsSchema,
         headers: IdempotencyHeadersSchema,
+        response: { 202: { ...NotificationDetails, description: 'Queued again' }, ...ProblemResponses },
       },
     },
     async (request, reply) => {

@@ -12,6 +12,12 @@ export const IdempotencyHeadersSchema = Type.Object({
 
 /** The problem+json answers every authenticated merchant route can give (4xx, and the generic 5xx). */
 export const ProblemResponses = {
-  '4xx': ref('Problem', 'problem+json naming the code and, for 400, each refused field'),
-  '5xx': ref('Problem', 'problem+json; the cause stays in the log under requestId'),
+  '4xx': {
+    description: 'problem+json naming the code and, for 400, each refused field',
+    content: { 'application/problem+json': { schema: ref('Problem') } },
+  },
+  '5xx': {
+    description: 'problem+json; the cause stays in the log under requestId',
+    content: { 'application/problem+json': { schema: ref('Problem') } },
+  },
 };
