@@ -32,6 +32,7 @@ import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
+import { IdempotentReplies } from './http/plugins/idempotency.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
 import { cardRoutes } from './http/routes/cards.route.js';
@@ -279,6 +280,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const auth = merchantAuth(services.merchants, tokens);
+  const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler((request, reply) =>
@@ -399,13 +401,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
           payments: services.payments,
           hosted: services.hosted,
           links,
-          idempotency: services.idempotency,
+          idempotency: idempotentReplies,
           auth,
           publicUrl: config.publicUrl,
         });
         await api.register(sessionRoutes, {
           hosted: services.hosted,
-          idempotency: services.idempotency,
+          idempotency: idempotentReplies,
           auth,
           links,
           clock,
@@ -413,13 +415,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         });
         await api.register(followUpRoutes, {
           followUps: services.followUps,
-          idempotency: services.idempotency,
+          idempotency: idempotentReplies,
           auth,
           publicUrl: config.publicUrl,
         });
         await api.register(notificationRoutes, {
           notifications: services.notifications,
-          idempotency: services.idempotency,
+          idempotency: idempotentReplies,
           auth,
         });
         await api.register(cardRoutes, { storedCards: services.storedCards, auth });

@@ -102,10 +102,39 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
   }
   if (error.statusCode === 429) return sendProblem(request, reply, 'RATE_LIMITED', error.message);
   if (error.statusCode === 503) return sendProblem(request, reply, 'SERVICE_UNAVAILABLE');
+  if (isDatabaseConnectionFailure(error)) {
+    request.log.warn({ err: error }, 'database unreachable');
+    return sendProblem(request, reply, 'DATABASE_UNAVAILABLE');
+  }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     request.log.info({ err: error }, 'client error');
     return sendProblem(request, reply, error.statusCode === 404 ? 'NOT_FOUND' : 'VALIDATION_FAILED', error.message);
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendProblem(request, reply, 'INTERNAL_ERROR', `Internal error; quote requestId ${request.id}`);
+}
+
+/** Node socket errors a lost database connection surfaces as. */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+
+/**
+ * Whether an error means the database could not be reached (pg's connection errors, PostgreSQL SQLSTATE class 08
+ * "connection exception" and 57P01–57P03 "admin shutdown / crash shutdown / cannot connect now"), as opposed to a
+ * statement that failed: such a request may be retried as is (503 DATABASE_UNAVAILABLE).
+ */
+export function isDatabaseConnectionFailure(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly/.test(
+    message,
+  );
 }

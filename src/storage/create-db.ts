@@ -37,6 +37,9 @@ export function createDb(options: DbOptions): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
+    // ms: a database that accepts TCP but does not answer fails the checkout instead of hanging the request.
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as never,
@@ -46,6 +49,12 @@ export function createDb(options: DbOptions): Db {
   // unhandled, that would crash the process. The pool replaces the client on the next checkout.
   pool.on('error', (error: Error & { code?: string }) => {
     if (error.code !== '57P01') console.error(`PostgreSQL idle client error: ${error.message}`);
+  });
+  // A checked-out client (inside a transaction, between two queries) has no pool listener: its connection dropping
+  // would be an unhandled 'error' event and end the process. Its queries fail instead (the request answers 503
+  // DATABASE_UNAVAILABLE), and the pool discards it on release because it is no longer queryable.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
   });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };

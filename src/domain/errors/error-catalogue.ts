@@ -55,6 +55,7 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: { status: 429, title: 'Too many requests', retryable: true },
   SERVICE_UNAVAILABLE: { status: 503, title: 'The service is temporarily unavailable', retryable: true },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'The database is unreachable; retry later', retryable: true },
   INTERNAL_ERROR: { status: 500, title: 'Internal error', retryable: true },
 } as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
 

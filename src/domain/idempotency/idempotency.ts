@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { KassaError } from '../errors/error-catalogue.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
@@ -12,13 +11,6 @@ export const IDEMPOTENCY_ABANDONED_MS = 5 * 60 * 1000;
 export interface StoredResponse {
   status: number;
   body: string;
-}
-
-/** Hash of what makes two requests "the same": method, path and body (canonical JSON text). */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
-    .digest('hex');
 }
 
 /**

@@ -2,22 +2,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { FollowUpResponse, ReversalRequest as ReversalBody } from '../../contracts/follow-up.js';
-import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import type { Merchant } from '../../domain/merchants/merchant.js';
 import type { FollowUpCommand, FollowUpOutcome, FollowUpService } from '../../domain/payments/follow-up-service.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
 import { describeResponseCode } from '../../domain/payments/response-codes.js';
 import { merchantOf } from '../auth/authenticate.js';
+import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { amountValue } from './create-request.mapping.js';
 import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
-import { sendIdempotent } from './payments.route.js';
 import { ref } from './shared-schemas.js';
 
 const FollowUpParamsSchema = Type.Object({ payId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export interface FollowUpRoutesOptions {
   followUps: FollowUpService;
-  idempotency: IdempotencyService;
+  idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
   publicUrl: string;
 }
@@ -79,7 +78,7 @@ export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRou
         const { payId } = request.params;
         // The three bodies differ only in `amount` being optional and `finishAuth` (captures).
         const cmd = request.body as ReversalBody & { finishAuth?: 'Y' | 'N' };
-        return sendIdempotent(idempotency, request, reply, async () => {
+        return idempotency.send(request, reply, async () => {
           const outcome = await action(merchant, payId, {
             transId: cmd.transId,
             amount: cmd.amount && { value: amountValue(cmd.amount.value), currency: cmd.amount.currency },

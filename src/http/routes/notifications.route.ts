@@ -1,14 +1,13 @@
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { type Static, Type } from 'typebox';
-import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import { type NotificationService, toNotificationDetails } from '../../domain/notifications/notification-service.js';
 import { merchantOf } from '../auth/authenticate.js';
+import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
-import { sendIdempotent } from './payments.route.js';
 
 export interface NotificationRoutesOptions {
   notifications: NotificationService;
-  idempotency: IdempotencyService;
+  idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
 }
 
@@ -85,7 +84,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
     },
     async (request, reply) => {
       const { id } = request.params as Static<typeof IdParamsSchema>;
-      return sendIdempotent(idempotency, request, reply, async () => ({
+      return idempotency.send(request, reply, async () => ({
         status: 202,
         body: toNotificationDetails(await notifications.redeliver(merchantOf(request), id)),
       }));

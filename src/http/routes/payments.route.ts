@@ -2,13 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { PaymentDetails } from '../../contracts/payment-details.js';
 import { validationError } from '../../domain/errors/error-catalogue.js';
-import { type IdempotencyService, requestFingerprint } from '../../domain/idempotency/idempotency.js';
 import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../../domain/payments/payment.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
 import type { PaymentService } from '../../domain/payments/payment-service.js';
 import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
+import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { toCreatePaymentCommand } from './create-request.mapping.js';
 import {
   IdempotencyHeadersSchema,
@@ -22,35 +22,9 @@ export interface PaymentRoutesOptions {
   payments: PaymentService;
   hosted: HostedPaymentService;
   links: HostedLinks;
-  idempotency: IdempotencyService;
+  idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
   publicUrl: string;
-}
-
-/**
- * Runs a POST handler under the request's Idempotency-Key (DESIGN.md §4), when it has one, and sends the answer.
- * Replays carry `idempotent-replayed: true`.
- */
-export async function sendIdempotent(
-  idempotency: IdempotencyService,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  work: () => Promise<{ status: number; body: unknown }>,
-): Promise<FastifyReply> {
-  const key = request.headers['idempotency-key'];
-  if (typeof key !== 'string') {
-    const r = await work();
-    return reply.status(r.status).send(r.body);
-  }
-  const merchant = merchantOf(request);
-  // The concrete URL (with its payId), so that one key cannot replay an answer for another payment.
-  const fingerprint = requestFingerprint(request.method, request.url, request.body);
-  const result = await idempotency.run(merchant.merchantId, key, fingerprint, async () => {
-    const r = await work();
-    return { status: r.status, body: JSON.stringify(r.body) };
-  });
-  if (result.replayed) reply.header('idempotent-replayed', 'true');
-  return reply.status(result.status).type('application/json').send(result.body);
 }
 
 /** `{prefix}/payments`: create and read payments (spec §4.2, §4.4, §4.5; paygate-v2-wire.md §2, §4). */
@@ -89,7 +63,7 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
     async (request, reply) => {
       const merchant = merchantOf(request);
       const body = request.body;
-      return sendIdempotent(idempotency, request, reply, async () => {
+      return idempotency.send(request, reply, async () => {
         const command = toCreatePaymentCommand(merchant.merchantId, body);
         if (command.integrationType === 'HOSTED') {
           const card = body.paymentMethods.card;

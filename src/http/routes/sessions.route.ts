@@ -2,20 +2,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { SessionResponse } from '../../contracts/session.js';
-import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import type { HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
 import type { Clock } from '../../domain/ports/clock.js';
 import { type CheckoutSession, sessionStatus } from '../../domain/sessions/checkout-session.js';
 import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
+import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { toCreateSessionCommand } from './create-request.mapping.js';
 import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
-import { sendIdempotent } from './payments.route.js';
 import { ref } from './shared-schemas.js';
 
 export interface SessionRoutesOptions {
   hosted: HostedPaymentService;
-  idempotency: IdempotencyService;
+  idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
   links: HostedLinks;
   clock: Clock;
@@ -69,7 +68,7 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
     async (request, reply) => {
       const merchant = merchantOf(request);
       const body = request.body;
-      return sendIdempotent(opts.idempotency, request, reply, async () => {
+      return opts.idempotency.send(request, reply, async () => {
         const session = await opts.hosted.createSession(merchant, toCreateSessionCommand(merchant.merchantId, body));
         const wire = toWire(session);
         reply.header('location', wire._links.self.href);

@@ -1,0 +1,75 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy a test controls, in front of a real server (PostgreSQL): `cut()` destroys every open connection in
+ * both directions (as a failover or a NAT timeout does), `refuse()` also stops listening (new connections get
+ * ECONNREFUSED), `accept()` listens again on the same port.
+ */
+export interface TcpProxy {
+  port: number;
+  /** Connections currently open through the proxy. */
+  openConnections(): number;
+  cut(): void;
+  refuse(): Promise<void>;
+  accept(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => s.destroy());
+  };
+  const newServer = (): Server =>
+    createServer((client) => {
+      track(client);
+      const upstream = connect(targetPort, targetHost);
+      track(upstream);
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+  let server = newServer();
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  const port = await listen(0);
+  let listening = true;
+  const cut = () => {
+    for (const s of sockets) s.destroy();
+  };
+  const stop = async () => {
+    if (!listening) return;
+    listening = false;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return {
+    port,
+    openConnections: () => sockets.size / 2,
+    cut,
+    async refuse() {
+      const closed = stop();
+      cut();
+      await closed;
+    },
+    async accept() {
+      if (listening) return;
+      server = newServer();
+      await listen(port);
+      listening = true;
+    },
+    async close() {
+      const closed = stop();
+      cut();
+      await closed;
+    },
+  };
+}
