@@ -123,7 +123,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   /**
    * Where a payment that is no longer waiting for its card sends the browser: the merchant's return (or, cancelled,
-   * cancel) URL with PayId — except a declined try inside a hosted payment page session, which may be retried with
+   * cancel) URL with PayID — except a declined try inside a hosted payment page session, which may be retried with
    * another card while the session is open (DESIGN.md §4).
    */
   const finished = async (request: FastifyRequest, reply: FastifyReply, payment: Payment) => {
@@ -404,7 +404,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   // --- The demo shop's return page (the sandbox `demo` merchant's checkout printed at start-up) -----------------
   app.get('/hosted/demo/:outcome', { schema: { hide: true } }, async (request, reply) => {
     const { outcome } = request.params as { outcome: string };
-    const payId = String((request.query as Form).PayId ?? '');
+    const payId = String((request.query as Form).PayID ?? '');
     if ((outcome !== 'return' && outcome !== 'cancel') || !isHexId(payId)) {
       return message(reply, 'en', 'notFound', 404);
     }
@@ -413,7 +413,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       reply,
       'en',
       title,
-      <MessagePage title={title} message={`Kassa sent the browser back with PayId ${payId}.`}>
+      <MessagePage title={title} message={`Kassa sent the browser back with PayID ${payId}.`}>
         <p>A real shop now reads the binding result server-side:</p>
         <p>
           <code>GET /api/v1/payments/getByPayId/{payId}</code>

@@ -1,5 +1,5 @@
-/** Languages of the hosted pages (DESIGN.md §8). */
-export const LANGUAGES = ['en', 'da', 'fi', 'nb', 'sv'] as const;
+/** Languages of the hosted pages (DESIGN.md §8; German and French for Paygate merchants, paygate-v2-wire.md §2). */
+export const LANGUAGES = ['en', 'da', 'fi', 'nb', 'sv', 'de', 'fr'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 const en = {
@@ -269,17 +269,143 @@ const sv: Messages = {
   saveCardWithdraw: 'Du kan när som helst be {merchant} att radera det sparade kortet.',
 };
 
-export const MESSAGES: Record<Language, Messages> = { en, da, fi, nb, sv };
+const de: Messages = {
+  pageTitle: 'Zahlung',
+  checkoutTitle: 'Kasse',
+  orderLines: 'Ihre Bestellung',
+  quantity: 'Menge',
+  amount: 'Betrag',
+  cardFee: 'Kartengebühr',
+  total: 'Gesamt',
+  continueToPayment: 'Weiter zur Kartenzahlung',
+  cardStepTitle: 'Mit Karte bezahlen',
+  cardNumber: 'Kartennummer',
+  expiry: 'Gültig bis (MM/JJ)',
+  securityCode: 'Prüfnummer',
+  cardholderName: 'Name auf der Karte',
+  optional: 'optional',
+  next: 'Weiter',
+  reviewTitle: 'Prüfen und bezahlen',
+  paidTo: 'Zahlung an',
+  card: 'Karte',
+  changeCard: 'Karte ändern',
+  pay: '{total} bezahlen',
+  cancel: 'Zahlung abbrechen',
+  feeExplanationCommercial: 'Der Händler erhebt diese Gebühr, weil die Karte eine Firmenkarte ist.',
+  feeExplanationNonEea: 'Der Händler erhebt diese Gebühr, weil die Karte außerhalb des EWR ausgegeben wurde.',
+  errorsTitle: 'Bitte korrigieren Sie Folgendes:',
+  invalid_number: 'Geben Sie eine gültige Kartennummer ein.',
+  unsupported_brand: 'Nur Visa- und Mastercard-Karten werden akzeptiert.',
+  invalid_expiry: 'Geben Sie das Ablaufdatum als MM/JJ ein.',
+  expired: 'Diese Karte ist abgelaufen.',
+  invalid_security_code: 'Geben Sie die 3- oder 4-stellige Prüfnummer ein.',
+  too_long: 'Geben Sie höchstens 45 Zeichen ein.',
+  brandDetected: 'Kartentyp: {brand}',
+  feePreview: 'Für diese Karte fällt eine Kartengebühr von {fee} an. Gesamt: {total}.',
+  sessionExpired: 'Dieser Bezahlvorgang ist abgelaufen. Bitte kehren Sie zum Shop zurück und beginnen Sie erneut.',
+  sessionCompleted: 'Diese Bestellung wurde bereits bezahlt.',
+  linkInvalid: 'Dieser Zahlungslink ist ungültig oder abgelaufen.',
+  declinedTitle: 'Die Zahlung wurde abgelehnt',
+  declined: 'Die Karte wurde abgelehnt. Sie können eine andere Karte verwenden.',
+  tryAgain: 'Andere Karte verwenden',
+  backToShop: 'Zurück zum Shop',
+  processing: 'Ihre Zahlung wird verarbeitet …',
+  notFound: 'Zahlung nicht gefunden.',
+  quoteChanged: 'Die Beträge haben sich geändert. Bitte prüfen Sie sie erneut.',
+  saveCardTitle: 'Diese Karte wird gespeichert',
+  saveCardRecurring:
+    'Mit der Zahlung stimmen Sie zu, dass {merchant} diese Karte speichert und damit die wiederkehrenden Zahlungen Ihres Abonnements belastet, ohne Sie jedes Mal zu fragen.',
+  saveCardInstallments:
+    'Mit der Zahlung stimmen Sie zu, dass {merchant} diese Karte speichert und damit die restlichen Raten dieses Kaufs ({count} Zahlungen insgesamt) belastet, ohne Sie jedes Mal zu fragen.',
+  saveCardUnscheduled:
+    'Mit der Zahlung stimmen Sie zu, dass {merchant} diese Karte für spätere Zahlungen speichert: solche, die Sie selbst auslösen, und solche, die {merchant} wie mit Ihnen vereinbart belastet.',
+  saveCardWithdraw: 'Sie können {merchant} jederzeit bitten, die gespeicherte Karte zu löschen.',
+};
+
+const fr: Messages = {
+  pageTitle: 'Paiement',
+  checkoutTitle: 'Commande',
+  orderLines: 'Votre commande',
+  quantity: 'Qté',
+  amount: 'Montant',
+  cardFee: 'Frais de carte',
+  total: 'Total',
+  continueToPayment: 'Continuer vers le paiement par carte',
+  cardStepTitle: 'Payer par carte',
+  cardNumber: 'Numéro de carte',
+  expiry: "Date d'expiration (MM/AA)",
+  securityCode: 'Cryptogramme visuel',
+  cardholderName: 'Nom sur la carte',
+  optional: 'facultatif',
+  next: 'Continuer',
+  reviewTitle: 'Vérifier et payer',
+  paidTo: 'Paiement à',
+  card: 'Carte',
+  changeCard: 'Changer de carte',
+  pay: 'Payer {total}',
+  cancel: 'Annuler le paiement',
+  feeExplanationCommercial: "Le commerçant ajoute ces frais parce que la carte est une carte d'entreprise.",
+  feeExplanationNonEea: "Le commerçant ajoute ces frais parce que la carte a été émise hors de l'EEE.",
+  errorsTitle: 'Veuillez corriger les points suivants :',
+  invalid_number: 'Saisissez un numéro de carte valide.',
+  unsupported_brand: 'Seules les cartes Visa et Mastercard sont acceptées.',
+  invalid_expiry: "Saisissez la date d'expiration au format MM/AA.",
+  expired: 'Cette carte a expiré.',
+  invalid_security_code: 'Saisissez le cryptogramme à 3 ou 4 chiffres.',
+  too_long: 'Saisissez 45 caractères au maximum.',
+  brandDetected: 'Type de carte : {brand}',
+  feePreview: "Des frais de carte de {fee} s'appliquent à cette carte. Total : {total}.",
+  sessionExpired: 'Cette commande a expiré. Veuillez retourner à la boutique et recommencer.',
+  sessionCompleted: 'Cette commande a déjà été payée.',
+  linkInvalid: 'Ce lien de paiement est invalide ou a expiré.',
+  declinedTitle: 'Le paiement a été refusé',
+  declined: 'La carte a été refusée. Vous pouvez essayer une autre carte.',
+  tryAgain: 'Essayer une autre carte',
+  backToShop: 'Retour à la boutique',
+  processing: 'Votre paiement est en cours de traitement…',
+  notFound: 'Paiement introuvable.',
+  quoteChanged: 'Les montants ont changé. Veuillez les vérifier à nouveau.',
+  saveCardTitle: 'Cette carte sera enregistrée',
+  saveCardRecurring:
+    'En payant, vous acceptez que {merchant} enregistre cette carte et la débite des paiements récurrents de votre abonnement, sans vous le demander à chaque fois.',
+  saveCardInstallments:
+    'En payant, vous acceptez que {merchant} enregistre cette carte et la débite des échéances restantes de cet achat ({count} paiements au total), sans vous le demander à chaque fois.',
+  saveCardUnscheduled:
+    'En payant, vous acceptez que {merchant} enregistre cette carte pour des paiements ultérieurs : ceux que vous initiez vous-même et ceux que {merchant} débite comme convenu avec vous.',
+  saveCardWithdraw: 'Vous pouvez à tout moment demander à {merchant} de supprimer la carte enregistrée.',
+};
+
+export const MESSAGES: Record<Language, Messages> = { en, da, fi, nb, sv, de, fr };
 
 /** Locale used for number formatting per language. */
-export const LOCALES: Record<Language, string> = { en: 'en-GB', da: 'da-DK', fi: 'fi-FI', nb: 'nb-NO', sv: 'sv-SE' };
+export const LOCALES: Record<Language, string> = {
+  en: 'en-GB',
+  da: 'da-DK',
+  fi: 'fi-FI',
+  nb: 'nb-NO',
+  sv: 'sv-SE',
+  de: 'de-DE',
+  fr: 'fr-FR',
+};
 
 /**
- * The page language: the payment's `language` if set, else the best Accept-Language match (RFC 9110 §12.5.4 q-values;
- * `no` and `nn` read as `nb`), else English.
+ * The supported language of one language tag: an ISO 639-1 code or BCP 47 tag in any case (`de`, `FR`, `de-DE`,
+ * `fr_CH`); its primary subtag decides, `no` and `nn` read as `nb`. Undefined when Kassa does not speak it.
+ */
+export function supportedLanguage(tag: string | undefined): Language | undefined {
+  const primary = (tag ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  const mapped = primary === 'no' || primary === 'nn' ? 'nb' : primary;
+  return (LANGUAGES as readonly string[]).includes(mapped) ? (mapped as Language) : undefined;
+}
+
+/**
+ * The page language: the payment's `language` (any ISO 639-1 code or BCP 47 tag, any case) when Kassa speaks it,
+ * else the best Accept-Language match (RFC 9110 §12.5.4 q-values), else English. A `language` Kassa does not speak
+ * is never an error (paygate-v2-wire.md §2).
  */
 export function pickLanguage(explicit: string | undefined, acceptLanguage: string | undefined): Language {
-  if (explicit && (LANGUAGES as readonly string[]).includes(explicit)) return explicit as Language;
+  const chosen = supportedLanguage(explicit);
+  if (chosen) return chosen;
   const ranked = (acceptLanguage ?? '')
     .split(',')
     .map((part, i) => {
@@ -290,14 +416,13 @@ export function pickLanguage(explicit: string | undefined, acceptLanguage: strin
           ?.trim()
           .slice(2) ?? '1',
       );
-      return { tag: tag.toLowerCase(), q: Number.isFinite(q) ? q : 0, i };
+      return { tag, q: Number.isFinite(q) ? q : 0, i };
     })
     .filter((x) => x.tag && x.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
   for (const { tag } of ranked) {
-    const primary = tag.split('-')[0] ?? '';
-    const mapped = primary === 'no' || primary === 'nn' ? 'nb' : primary;
-    if ((LANGUAGES as readonly string[]).includes(mapped)) return mapped as Language;
+    const language = supportedLanguage(tag);
+    if (language) return language;
   }
   return 'en';
 }

@@ -157,7 +157,7 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
         const href: string = created.body._links.redirect.href;
         expect(href).toMatch(new RegExp(`^${t.url}/3ds/challenge/${payId}\\?token=[\\w-]{43}$`));
         const done = await completeBrowserChallenge(client, href, { otp: '1234' });
-        expect(done.next).toBe(`${URLS.return}?PayId=${payId}`);
+        expect(done.next).toBe(`${URLS.return}?PayID=${payId}`);
       } else {
         expect(created.body._links.redirect).toBeUndefined();
         expect(auth).toMatchObject({ acsURL: '', acsRenderingType: { acsInterface: 'native', acsUiTemplate: 'text' } });
@@ -213,7 +213,7 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       const payId: string = created.body.payId;
       if (channel === 'BROWSER') {
         const done = await completeBrowserChallenge(client, created.body._links.redirect.href, action);
-        expect(done.next).toBe(`${back}?PayId=${payId}`);
+        expect(done.next).toBe(`${back}?PayID=${payId}`);
       } else {
         const auth = await authenticationResponseOf(t.database.db.kysely, payId);
         const sdk = await t.call('POST', '/simulator/acs/app-challenge', {
@@ -371,12 +371,12 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       const next = nextUrlOf(page.html) ?? '';
       expect(next).toBe(href.replace('/3ds/method/', '/3ds/continue/'));
       const done = await client.get(next);
-      expect(nextUrlOf(done.html)).toBe(`${URLS.return}?PayId=${payId}`);
+      expect(nextUrlOf(done.html)).toBe(`${URLS.return}?PayID=${payId}`);
       const auth = await authenticationResponseOf(t.database.db.kysely, payId);
       expect(auth?.threeDSCompInd).toBe(compInd);
       expect((await get(payId)).body).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y' } });
       // The continuation acts once: a second visit shows the outcome again.
-      expect(nextUrlOf((await client.get(next)).html)).toBe(`${URLS.return}?PayId=${payId}`);
+      expect(nextUrlOf((await client.get(next)).html)).toBe(`${URLS.return}?PayID=${payId}`);
     });
 
     it('a challenge card continues from the method page to the ACS and back to urls.return', async () => {
@@ -390,7 +390,7 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       expect(pending).toMatchObject({ status: 'PENDING', responseCode: '60010001' });
       expect(pending._links.redirect.href).toMatch(`/3ds/challenge/${payId}?token=`);
       const done = await completeBrowserChallenge(client, pending._links.redirect.href, { otp: '1234' });
-      expect(done.next).toBe(`${URLS.return}?PayId=${payId}`);
+      expect(done.next).toBe(`${URLS.return}?PayID=${payId}`);
       expect((await get(payId)).body).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y', eci: '05' } });
     });
 

@@ -151,7 +151,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
       const done = await client.post(action, fields);
       expect(done.status).toBe(303);
       expect(done.headers.get('location')).toContain(`/3ds/method/${p.payId}?token=`);
-      expect((await followToMerchant(client, t.url, done)).external).toBe(`${RETURN}?PayId=${p.payId}`);
+      expect((await followToMerchant(client, t.url, done)).external).toBe(`${RETURN}?PayID=${p.payId}`);
       const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
       expect(details).toMatchObject({
         status: 'OK',
@@ -208,7 +208,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     const review = await client.get(afterCard.headers.get('location') ?? '');
     const { action, fields } = formWithAction(review.html, t.url, '/cancel');
     const res = await client.post(action, fields);
-    expect(res.headers.get('location')).toBe(`${CANCEL}?PayId=${p.payId}`);
+    expect(res.headers.get('location')).toBe(`${CANCEL}?PayID=${p.payId}`);
     const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
     expect(details).toMatchObject({ status: 'FAILED', responseCode: '20040002' });
   });

@@ -105,7 +105,7 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     const confirm = formWithAction(review.html, t.url, '/confirm');
     const done = await followToMerchant(client, t.url, await client.post(confirm.action, confirm.fields));
     const latest = (await t.call('GET', `/api/v1/payments/getByTransId/${transId}`, { auth: fi })).body;
-    expect(done.external).toBe(`${RETURN}?PayId=${latest.payId}`);
+    expect(done.external).toBe(`${RETURN}?PayID=${latest.payId}`);
     expect(latest).toMatchObject({
       status: 'OK',
       surcharge: { status: 'APPLIED', reason: 'COMMERCIAL_CARD', value: 75 },

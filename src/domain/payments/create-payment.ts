@@ -84,6 +84,9 @@ export async function createDirectPayment(
     throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
   }
 
+  // Mail and telephone orders are out of scope of SCA (EBA Opinion on the implementation of the PSD2 RTS, June 2018;
+  // paygate-v2-wire.md §2 `channel: MOTO`): no cardholder browser or app to authenticate, so no 3-D Secure.
+  if (cmd.channel === 'MOTO') return authorizeAtAcquirer(deps, merchant, payment, card);
   // Merchant-initiated: out of scope of SCA (PSD2 RTS art. 13/14, the schemes' MIT frameworks), no 3-D Secure; the
   // network needs the initial payment's schemeReferenceId instead.
   if (plan.kind === 'SUBSEQUENT' && plan.use === 'MIT')
@@ -145,6 +148,7 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
   const merchantInitiated = (plan.kind === 'SUBSEQUENT' && plan.use === 'MIT') || plan.kind === 'UNUSABLE';
   if (
     deviceChannelOf(cmd.channel) === 'BROWSER' &&
+    cmd.channel !== 'MOTO' &&
     cmd.integrationType === 'DIRECT' &&
     !cmd.browserInfo &&
     !merchantInitiated

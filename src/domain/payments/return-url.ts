@@ -16,7 +16,7 @@ export function mayRetryInSession(payment: Payment): boolean {
 /**
  * Where the cardholder's browser goes when a payment's 3-D Secure pages are done (DESIGN.md §4): urls.cancel after
  * a challenge (20010003) or hosted payment (20040002) the cardholder cancelled, when the merchant gave one, else
- * urls.return; `PayId=<payId>` appended. Undefined when the merchant gave neither (the page then shows the outcome itself).
+ * urls.return; `PayID=<payId>` appended (paygate-v2-wire.md §6: the official plugins read `PayID`, case-sensitive). Undefined when the merchant gave neither (the page then shows the outcome itself).
  */
 export function returnUrlOf(payment: Payment): string | undefined {
   const target = isCancelledByCardholder(payment)
@@ -24,6 +24,6 @@ export function returnUrlOf(payment: Payment): string | undefined {
     : payment.urls?.return;
   if (target === undefined) return undefined;
   const url = new URL(target);
-  url.searchParams.set('PayId', payment.payId);
+  url.searchParams.set('PayID', payment.payId);
   return url.toString();
 }

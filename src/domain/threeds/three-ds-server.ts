@@ -133,9 +133,9 @@ function formatPurchaseDate(d: Date): string {
 function browserData(info: BrowserInfo): AReqBrowserData {
   const data: AReqBrowserData = {
     browserAcceptHeader: info.acceptHeaders,
-    // Java applets are gone from every current browser; navigator.javaEnabled() answers false everywhere, and
-    // EMVCo 2.1.0 requires the field.
-    browserJavaEnabled: false,
+    // EMVCo browserJavaEnabled, as the merchant reports it (`browserInfo.javaEnabled`); without it false, which
+    // navigator.javaEnabled() answers in every current browser (EMVCo 2.1.0 requires the field).
+    browserJavaEnabled: info.javaEnabled ?? false,
     browserJavascriptEnabled: info.javaScriptEnabled,
     browserLanguage: info.language,
     browserUserAgent: info.userAgent,

@@ -6,7 +6,9 @@
  * Works without JavaScript: every automatic step has a visible button or link in <noscript>.
  */
 import type { VNode } from 'preact';
+import type { Language } from '../i18n.js';
 import { Layout } from '../pages/layout.js';
+import { THREE_DS_MESSAGES } from './three-ds-i18n.js';
 
 /** The message the method-notification page posts to its parent (Kassa's method page, same origin). */
 export const METHOD_COMPLETE_MESSAGE = 'kassa:3ds-method-complete';
@@ -30,25 +32,26 @@ const NOTIFY_PARENT = `parent.postMessage(${JSON.stringify(METHOD_COMPLETE_MESSA
  */
 export function MethodPage(props: {
   nonce: string;
-  lang: string;
+  lang: Language;
   threeDSMethodURL?: string;
   threeDSMethodData?: string;
   continueUrl: string;
   timeoutMs: number;
 }): VNode {
+  const t = THREE_DS_MESSAGES[props.lang];
   return (
     <Layout
       lang={props.lang}
-      title="Checking your card"
+      title={t.methodTitle}
       nonce={props.nonce}
       inlineScript={METHOD_SCRIPT}
       data={{ next: props.continueUrl, timeout: String(props.timeoutMs) }}
     >
-      <h1>Checking your card</h1>
-      <p role="status">Your bank is checking this device. This takes a few seconds.</p>
+      <h1>{t.methodTitle}</h1>
+      <p role="status">{t.methodStatus}</p>
       {props.threeDSMethodURL !== undefined && props.threeDSMethodData !== undefined && (
         <>
-          <iframe name="threeDSMethodFrame" class="method-frame" title="Card check by your bank" tabIndex={-1} />
+          <iframe name="threeDSMethodFrame" class="method-frame" title={t.methodFrameTitle} tabIndex={-1} />
           <form id="method" method="post" action={props.threeDSMethodURL} target="threeDSMethodFrame">
             <input type="hidden" name="threeDSMethodData" value={props.threeDSMethodData} />
           </form>
@@ -56,7 +59,7 @@ export function MethodPage(props: {
       )}
       <noscript>
         <a class="button" href={props.continueUrl}>
-          Continue
+          {t.continue}
         </a>
       </noscript>
     </Layout>
@@ -64,25 +67,27 @@ export function MethodPage(props: {
 }
 
 /** Served inside the method iframe when the ACS calls back: tells the parent page that the method completed. */
-export function MethodNotificationPage(props: { nonce: string }): VNode {
+export function MethodNotificationPage(props: { nonce: string; lang: Language }): VNode {
+  const t = THREE_DS_MESSAGES[props.lang];
   return (
-    <Layout lang="en" title="Card check complete" nonce={props.nonce} inlineScript={NOTIFY_PARENT}>
-      <p>Card check complete.</p>
+    <Layout lang={props.lang} title={t.methodDone} nonce={props.nonce} inlineScript={NOTIFY_PARENT}>
+      <p>{t.methodDone}</p>
     </Layout>
   );
 }
 
 /** POSTs the browser's `creq` to the ACS's acsURL (EMVCo browser challenge), automatically or by button. */
-export function ChallengeRedirectPage(props: { nonce: string; lang: string; acsURL: string; creq: string }): VNode {
+export function ChallengeRedirectPage(props: { nonce: string; lang: Language; acsURL: string; creq: string }): VNode {
+  const t = THREE_DS_MESSAGES[props.lang];
   return (
-    <Layout lang={props.lang} title="Verify your purchase" nonce={props.nonce} inlineScript={AUTO_SUBMIT}>
-      <h1>Verify your purchase</h1>
-      <p role="status">Taking you to your bank to confirm this payment.</p>
+    <Layout lang={props.lang} title={t.challengeTitle} nonce={props.nonce} inlineScript={AUTO_SUBMIT}>
+      <h1>{t.challengeTitle}</h1>
+      <p role="status">{t.challengeStatus}</p>
       <form id="autopost" method="post" action={props.acsURL}>
         <input type="hidden" name="creq" value={props.creq} />
         <noscript>
           <button class="button" type="submit">
-            Continue to your bank
+            {t.continueToBank}
           </button>
         </noscript>
       </form>
@@ -91,19 +96,20 @@ export function ChallengeRedirectPage(props: { nonce: string; lang: string; acsU
 }
 
 /** The result is not in yet: re-checks `retryUrl` every 2 seconds (meta refresh; no script needed). */
-export function WaitingPage(props: { nonce: string; lang: string; retryUrl?: string }): VNode {
+export function WaitingPage(props: { nonce: string; lang: Language; retryUrl?: string }): VNode {
+  const t = THREE_DS_MESSAGES[props.lang];
   return (
     <Layout
       lang={props.lang}
-      title="Waiting for your bank"
+      title={t.waitingTitle}
       nonce={props.nonce}
       head={props.retryUrl && <meta http-equiv="refresh" content={`2;url=${props.retryUrl}`} />}
     >
-      <h1>Waiting for your bank</h1>
-      <p role="status">Your bank is confirming the payment. This page updates by itself.</p>
+      <h1>{t.waitingTitle}</h1>
+      <p role="status">{t.waitingStatus}</p>
       {props.retryUrl && (
         <a class="button" href={props.retryUrl}>
-          Check again
+          {t.checkAgain}
         </a>
       )}
     </Layout>
@@ -115,13 +121,14 @@ export function WaitingPage(props: { nonce: string; lang: string; retryUrl?: str
  * JavaScript; a navigation, not a redirect of the ACS's form POST, so no form-action rule blocks the merchant's
  * origin), with a visible link; without `returnUrl`, shows the outcome.
  */
-export function FinishedPage(props: { nonce: string; lang: string; succeeded: boolean; returnUrl?: string }): VNode {
-  const title = props.succeeded ? 'Payment completed' : 'Payment not completed';
+export function FinishedPage(props: { nonce: string; lang: Language; succeeded: boolean; returnUrl?: string }): VNode {
+  const t = THREE_DS_MESSAGES[props.lang];
+  const title = props.succeeded ? t.succeededTitle : t.failedTitle;
   if (props.returnUrl === undefined) {
     return (
       <Layout lang={props.lang} title={title} nonce={props.nonce}>
         <h1>{title}</h1>
-        <p role="status">{props.succeeded ? 'You can close this window.' : 'The payment was not completed.'}</p>
+        <p role="status">{props.succeeded ? t.succeededStatus : t.failedStatus}</p>
       </Layout>
     );
   }
@@ -139,20 +146,21 @@ export function FinishedPage(props: { nonce: string; lang: string; succeeded: bo
       }
     >
       <h1>{title}</h1>
-      <p role="status">Returning to the shop.</p>
+      <p role="status">{t.returning}</p>
       <a class="button" href={props.returnUrl}>
-        Return to the shop
+        {t.returnToShop}
       </a>
     </Layout>
   );
 }
 
 /** Unknown payment, wrong token or expired link: one answer for all (no oracle). */
-export function InvalidLinkPage(props: { nonce: string }): VNode {
+export function InvalidLinkPage(props: { nonce: string; lang: Language }): VNode {
+  const t = THREE_DS_MESSAGES[props.lang];
   return (
-    <Layout lang="en" title="Link not valid" nonce={props.nonce}>
-      <h1>Link not valid</h1>
-      <p role="status">This payment link is invalid or has expired. Please return to the shop and start again.</p>
+    <Layout lang={props.lang} title={t.invalidTitle} nonce={props.nonce}>
+      <h1>{t.invalidTitle}</h1>
+      <p role="status">{t.invalidStatus}</p>
     </Layout>
   );
 }

@@ -5,8 +5,9 @@
  * redirect token; the callbacks are tied to the payment by the threeDSServerTransID / acsTransID they carry.
  * The pages call PaymentService only; they never read storage.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ThreeDSBrowserStep } from '../../domain/payments/three-ds-browser-steps.js';
+import { pickLanguage } from '../i18n.js';
 import { newNonce, originOf, sendPage } from '../render.js';
 import { THREE_DS_PATHS } from './three-ds-links.js';
 import {
@@ -33,15 +34,19 @@ type Params = { payId: string };
 type Query = { token?: string };
 type Form = Record<string, string | undefined>;
 
-/** The page language: the pages' texts are English (translations arrive with the hosted pages' i18n). */
-const LANG = 'en';
-
-/** Renders a browser step as its page, with the CSP that step needs (ACS origins for forms and frames). */
-export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): FastifyReply {
+/**
+ * Renders a browser step as its page, with the CSP that step needs (ACS origins for forms and frames), in the
+ * payment's language when Kassa speaks it, else the browser's (Accept-Language), else English.
+ */
+export function sendThreeDSStep(request: FastifyRequest, reply: FastifyReply, step: ThreeDSBrowserStep): FastifyReply {
   const nonce = newNonce();
+  const lang = pickLanguage(
+    step.kind === 'INVALID_LINK' ? undefined : step.payment.language,
+    request.headers['accept-language'],
+  );
   switch (step.kind) {
     case 'INVALID_LINK':
-      return sendPage(reply, InvalidLinkPage({ nonce }), nonce, {}, 404);
+      return sendPage(reply, InvalidLinkPage({ nonce, lang }), nonce, {}, 404);
     case 'METHOD': {
       const origin = originOf(step.threeDSMethodURL);
       const acs = origin === undefined ? [] : [origin];
@@ -49,7 +54,7 @@ export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): 
         reply,
         MethodPage({
           nonce,
-          lang: LANG,
+          lang,
           threeDSMethodURL: step.threeDSMethodURL,
           threeDSMethodData: step.threeDSMethodData,
           continueUrl: step.continueUrl,
@@ -61,18 +66,15 @@ export function sendThreeDSStep(reply: FastifyReply, step: ThreeDSBrowserStep): 
     }
     case 'CHALLENGE': {
       const origin = originOf(step.acsURL);
-      return sendPage(
-        reply,
-        ChallengeRedirectPage({ nonce, lang: LANG, acsURL: step.acsURL, creq: step.creq }),
-        nonce,
-        { formAction: origin === undefined ? [] : [origin] },
-      );
+      return sendPage(reply, ChallengeRedirectPage({ nonce, lang, acsURL: step.acsURL, creq: step.creq }), nonce, {
+        formAction: origin === undefined ? [] : [origin],
+      });
     }
     case 'WAITING':
-      return sendPage(reply, WaitingPage({ nonce, lang: LANG, retryUrl: step.retryUrl }), nonce);
+      return sendPage(reply, WaitingPage({ nonce, lang, retryUrl: step.retryUrl }), nonce);
     case 'FINISHED': {
       const succeeded = step.payment.status === 'AUTHORIZED' || step.payment.status === 'OK';
-      return sendPage(reply, FinishedPage({ nonce, lang: LANG, succeeded, returnUrl: step.returnUrl }), nonce);
+      return sendPage(reply, FinishedPage({ nonce, lang, succeeded, returnUrl: step.returnUrl }), nonce);
     }
   }
 }
@@ -84,7 +86,7 @@ export async function threeDSPageRoutes(app: FastifyInstance, opts: ThreeDSPageR
 
   app.get(THREE_DS_PATHS.method, hide, async (request, reply) => {
     const { payId } = request.params as Params;
-    return sendThreeDSStep(reply, await payments.threeDSMethodStep(payId, (request.query as Query).token));
+    return sendThreeDSStep(request, reply, await payments.threeDSMethodStep(payId, (request.query as Query).token));
   });
 
   app.post(THREE_DS_PATHS.methodNotification, hide, async (request, reply) => {
@@ -93,22 +95,31 @@ export async function threeDSPageRoutes(app: FastifyInstance, opts: ThreeDSPageR
     await payments.recordThreeDSMethodCompletion(payId, form.threeDSMethodData);
     // Same page whether or not it was recorded: the parent continues either way, and nothing is revealed.
     const nonce = newNonce();
-    return sendPage(reply, MethodNotificationPage({ nonce }), nonce, { framedBySelf: true });
+    return sendPage(
+      reply,
+      MethodNotificationPage({ nonce, lang: pickLanguage(undefined, request.headers['accept-language']) }),
+      nonce,
+      { framedBySelf: true },
+    );
   });
 
   app.get(THREE_DS_PATHS.continue, hide, async (request, reply) => {
     const { payId } = request.params as Params;
-    return sendThreeDSStep(reply, await payments.continueAfterThreeDSMethod(payId, (request.query as Query).token));
+    return sendThreeDSStep(
+      request,
+      reply,
+      await payments.continueAfterThreeDSMethod(payId, (request.query as Query).token),
+    );
   });
 
   app.get(THREE_DS_PATHS.challenge, hide, async (request, reply) => {
     const { payId } = request.params as Params;
-    return sendThreeDSStep(reply, await payments.challengeStep(payId, (request.query as Query).token));
+    return sendThreeDSStep(request, reply, await payments.challengeStep(payId, (request.query as Query).token));
   });
 
   app.post(THREE_DS_PATHS.challengeNotification, hide, async (request, reply) => {
     const { payId } = request.params as Params;
     const form = (request.body ?? {}) as Form;
-    return sendThreeDSStep(reply, await payments.challengeNotification(payId, form.cres));
+    return sendThreeDSStep(request, reply, await payments.challengeNotification(payId, form.cres));
   });
 }

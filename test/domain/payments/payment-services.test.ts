@@ -103,6 +103,17 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
     ).toEqual([]);
   });
 
+  it('channel MOTO authorizes without 3-D Secure: no AReq, no Authentication Notification, even for a challenge card', async () => {
+    const p = await services.payments.createDirectPayment(
+      merchant,
+      direct(testPan('40000000', '1005'), { channel: 'MOTO', browserInfo: undefined }),
+    );
+    expect(p).toMatchObject({ status: 'AUTHORIZED', responseCode: '00000000', channel: 'MOTO' });
+    expect(p.threeDS).toBeUndefined();
+    expect(await store.threeDSTransactions.find(p.payId)).toBeUndefined();
+    expect(await outboxTypes(p.payId)).toEqual(['payment.authorized']);
+  });
+
   it('a getByPayId of another merchant is PAYMENT_NOT_FOUND like a missing one', async () => {
     const p = await services.payments.createDirectPayment(merchant, direct(testPan('40000000', '1000')));
     await expect(services.payments.getByPayId('someone-else', p.payId)).rejects.toMatchObject({
@@ -151,7 +162,7 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
       Buffer.from(JSON.stringify(done?.cres)).toString('base64url'),
     );
     expect(step).toMatchObject({ kind: 'FINISHED', payment: { status: 'FAILED', responseCode: '20010003' } });
-    expect(step.kind === 'FINISHED' && step.returnUrl).toBe(`https://shop.example/cancel?PayId=${p.payId}`);
+    expect(step.kind === 'FINISHED' && step.returnUrl).toBe(`https://shop.example/cancel?PayID=${p.payId}`);
   });
 
   it('decoupled D waits PENDING 60010002 until the RReq, then authorizes', async () => {

@@ -146,6 +146,12 @@ describe('buildAReq', () => {
     });
   });
 
+  it.each([true, false])('browserInfo.javaEnabled %s becomes browserJavaEnabled %s (EMVCo)', (javaEnabled) => {
+    expect(buildAReq(areqInput({ browserInfo: { ...browserInfo, javaEnabled } })).browser?.browserJavaEnabled).toBe(
+      javaEnabled,
+    );
+  });
+
   it('carries the SDK data, with a 2-digit sdkMaxTimeout, for the app channel (deviceChannel 01)', () => {
     const sdk = sdkInfo();
     const areq = buildAReq(areqInput({ channel: 'APP', sdkInfo: sdk, browserInfo: undefined }));

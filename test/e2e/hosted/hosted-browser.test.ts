@@ -272,7 +272,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
           await otp.fill('1234');
           await page.getByRole('button', { name: 'Submit' }).click();
         }
-        await page.waitForURL(new RegExp(`^${SHOP}/return\\?PayId=[0-9a-f]{32}$`), { timeout: 20_000 });
+        await page.waitForURL(new RegExp(`^${SHOP}/return\\?PayID=[0-9a-f]{32}$`), { timeout: 20_000 });
         expect(cspViolations).toEqual([]);
       } finally {
         await context.close();

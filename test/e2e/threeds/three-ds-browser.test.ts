@@ -95,7 +95,7 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
         } else {
           await page.getByRole('button', { name: 'Cancel' }).click();
         }
-        await page.waitForURL(`${back}?PayId=${created.payId}`);
+        await page.waitForURL(`${back}?PayID=${created.payId}`);
         expect(cspViolations).toEqual([]);
       } finally {
         await context.close();
@@ -122,7 +122,7 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
       const started = Date.now();
       try {
         await page.goto(created._links.redirect.href);
-        await page.waitForURL(`${URLS.return}?PayId=${created.payId}`, { timeout: 20_000 });
+        await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: 20_000 });
         expect(cspViolations).toEqual([]);
       } finally {
         await context.close();
@@ -150,7 +150,7 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
       await page.getByLabel('One-time code').fill('1234');
       await page.screenshot({ path: `${ARTIFACTS}/threeds-challenge-after-method.png`, fullPage: true });
       await page.getByRole('button', { name: 'Submit' }).click();
-      await page.waitForURL(`${URLS.return}?PayId=${created.payId}`);
+      await page.waitForURL(`${URLS.return}?PayID=${created.payId}`);
     } finally {
       await context.close();
     }
