@@ -37,7 +37,7 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
       config,
       database.db,
       { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
-      { clock, threeDSSimulator: { decoupledDelayMs: 5, resultsRetryDelayMs: 5 } },
+      { clock, threeDSSimulator: { decoupledDelayMs: 200, resultsRetryDelayMs: 200 } },
       { onPaymentFinal: (p) => returned.push(p.payId) },
     );
     store = new KyselyStore(database.db.kysely);
