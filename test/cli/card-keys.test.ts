@@ -2,6 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildServices, openDatabase } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { loadRuntimeSecrets } from '../../src/config/data-dir.js';
+import { testPan } from '../helpers/cards.js';
 import { kassaCli, kassaCliResult } from '../helpers/cli.js';
 
 function tempEnv(): Record<string, string> {
@@ -31,5 +35,37 @@ describe('kassa keys / kassa cards', () => {
     const r = await kassaCliResult(['cards', 'delete', 'shop', '0123456789012345'], env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/stored card/i);
+  }, 120_000);
+
+  it('the support desk shows and deletes a stored card; its number is never printed', async () => {
+    const env = tempEnv();
+    await kassaCli(['merchant', 'create', '--id', 'shop', '--country', 'DK', '--currency', 'DKK', '--sandbox'], env);
+    // A card stored as an approved initial payment would store it, with the deployment's data key.
+    const config = loadConfig(env);
+    const db = await openDatabase(config);
+    const pan = testPan('40000000', '1000', '901');
+    let pseudo: string;
+    try {
+      const services = buildServices(config, db, await loadRuntimeSecrets(config, { tls: false }));
+      pseudo = (
+        await services.storedCards.store({
+          merchantId: 'shop',
+          card: { number: pan, expiryDate: '203012' },
+          brand: 'VISA',
+          bin: pan.slice(0, 8),
+          credentialOnFile: { type: 'RECURRING', initialPayment: true },
+          initialPayId: 'b'.repeat(32),
+        })
+      ).pseudoCardNumber;
+    } finally {
+      await db.close();
+    }
+    const shown = (await kassaCli(['cards', 'show', 'shop', pseudo], env)).stdout;
+    expect(JSON.parse(shown)).toMatchObject({ pseudoCardNumber: pseudo, status: 'ACTIVE', last4: pan.slice(-4) });
+    expect(shown).not.toContain(pan);
+    expect((await kassaCli(['cards', 'delete', 'shop', pseudo], env)).stdout).toContain('deleted');
+    expect(JSON.parse((await kassaCli(['cards', 'show', 'shop', pseudo], env)).stdout)).toMatchObject({
+      status: 'DELETED',
+    });
   }, 120_000);
 });

@@ -4,18 +4,17 @@
  * challenge inside the hosted flow, and the pages in Danish. Every page the cardholder waits on is scanned with
  * axe-core; screenshots of the card step and the review step go to test-artifacts/. Serial, one browser (2 cores).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPan } from '../../helpers/cards.js';
+import { CHROMIUM, haveChromium, launchChromium } from '../../helpers/chromium.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 const SHOP = 'https://shop.example';
 const URLS = { return: `${SHOP}/return`, cancel: `${SHOP}/cancel` };
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`${CHROMIUM} not found: hosted-page browser tests skipped (CI installs chromium).`);
 
 type Creds = { merchantId: string; apiKey: string };
@@ -136,13 +135,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    [t, browser] = await Promise.all([
-      startTestKassa('sqlite'),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
-    ]);
+    [t, browser] = await Promise.all([startTestKassa('sqlite'), launchChromium()]);
     merchants.dk = await t.createMerchant({ country: 'DK', currency: 'DKK' });
     merchants.dkOff = await t.createMerchant({ country: 'DK', currency: 'DKK' });
     merchants.fi = await t.createMerchant({ country: 'FI', currency: 'EUR' });

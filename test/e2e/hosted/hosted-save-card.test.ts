@@ -5,19 +5,18 @@
  * finds no violations; on success the details carry the pseudo card number, and the merchant charges it later
  * without the cardholder (MIT).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../../src/hosted/i18n.js';
 import { testPan } from '../../helpers/cards.js';
+import { haveChromium, launchChromium } from '../../helpers/chromium.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 const SHOP = 'https://shop.example';
 const URLS = { return: `${SHOP}/return`, cancel: `${SHOP}/cancel` };
-const haveChromium = existsSync(CHROMIUM);
 
 describe.skipIf(!haveChromium).sequential('hosted save-card step in Chromium', () => {
   let browser: Browser;
@@ -26,13 +25,7 @@ describe.skipIf(!haveChromium).sequential('hosted save-card step in Chromium', (
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    [t, browser] = await Promise.all([
-      startTestKassa('sqlite'),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
-    ]);
+    [t, browser] = await Promise.all([startTestKassa('sqlite'), launchChromium()]);
     merchant = await t.createMerchant({ country: 'DK', currency: 'DKK' });
   }, 60_000);
   afterAll(async () => {
