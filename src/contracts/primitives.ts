@@ -5,9 +5,17 @@ import { Type } from 'typebox';
  * from any other Kassa room, so `domain/`, `http/` and `notifications/` may all depend on `contracts/`.
  */
 
-/** Printable text without control characters (C0, DEL, C1), at most `maxLength` characters. */
+/**
+ * What no text field may hold: control characters (C0, DEL, C1), lone UTF-16 surrogates (not Unicode scalar values:
+ * PostgreSQL and UTF-8 cannot store them) and the bidirectional embedding, override and isolate controls
+ * (U+202A–U+202E, U+2066–U+2069, Unicode TR 36 §2.1: they make a reference or a name read differently than stored).
+ * Used as a JSON Schema `pattern`, which Ajv compiles with the `u` flag, so surrogate pairs stay one code point.
+ */
+export const TEXT_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069\\uD800-\\uDFFF]*$';
+
+/** Printable text (see {@link TEXT_PATTERN}), at most `maxLength` characters. */
 export const Text = (maxLength: number, options: { minLength?: number; description?: string } = {}) =>
-  Type.String({ maxLength, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$', ...options });
+  Type.String({ maxLength, pattern: TEXT_PATTERN, ...options });
 
 /** ISO 4217 alphabetic currency code. */
 export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 alphabetic code' });

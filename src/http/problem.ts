@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { TEXT_PATTERN } from '../contracts/primitives.js';
 import type { Problem } from '../contracts/problem.js';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
 
@@ -33,7 +34,9 @@ export function fieldErrorsOfValidation(errors: AjvError[], context: string): Fi
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') message = 'is required';
     else if (e.keyword === 'additionalProperties') message = 'is not a known field';
-    else if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    else if (e.keyword === 'pattern' && e.params.pattern === TEXT_PATTERN) {
+      message = 'must not contain control characters, lone surrogates or bidirectional overrides';
+    } else if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     const key = `${field}|${message}`;
     if (!seen.has(key)) {
       seen.add(key);

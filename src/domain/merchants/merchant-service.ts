@@ -40,10 +40,40 @@ function base64UrlToBase64(s: string): string {
   return b + '='.repeat((4 - (b.length % 4)) % 4);
 }
 
-/** Whether `code` is an ISO 4217 currency with a defined number of minor units. */
+/**
+ * ISO 4217 codes whose minor unit is "N.A." (precious metals, bond-market units, SDR, SUCRE, ADB unit, the testing
+ * code and "no currency"): nobody pays in them. The `currency-codes` table lists them with 0 digits, so they are named.
+ */
+const CODES_WITHOUT_MINOR_UNITS = new Set([
+  'XAG',
+  'XAU',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XPD',
+  'XPT',
+  'XSU',
+  'XTS',
+  'XUA',
+  'XXX',
+]);
+
+/** Whether `code` is an ISO 4217 currency with a defined number of minor units (ISO 4217 table A.1). */
 export function isCurrencyWithMinorUnits(code: string): boolean {
   const c = currencyByCode(code);
-  return c !== undefined && Number.isInteger(c.digits);
+  return c !== undefined && Number.isInteger(c.digits) && !CODES_WITHOUT_MINOR_UNITS.has(code);
+}
+
+/**
+ * The currency rule of every request that carries an amount.
+ * @throws KassaError VALIDATION_FAILED naming `field` when `code` is not a currency with minor units.
+ */
+export function checkCurrency(code: string, field = 'amount.currency'): void {
+  if (!isCurrencyWithMinorUnits(code)) {
+    throw validationError([{ field, message: 'must be an ISO 4217 currency code with minor units' }]);
+  }
 }
 
 /** Merchant onboarding and credentials (spec §5: merchantId and API key are issued at onboarding). */

@@ -4,6 +4,7 @@
  */
 import { KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
+import { checkCurrency } from '../merchants/merchant-service.js';
 import { isHexId, newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import {
@@ -34,6 +35,7 @@ export async function createSession(
   merchant: Merchant,
   cmd: CreateSessionCommand,
 ): Promise<CheckoutSession> {
+  checkCurrency(cmd.amount.currency);
   checkHostedUrls(merchant, cmd.urls, ['return', 'cancel']);
   checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
   const ttl = cmd.expiresInSeconds ?? DEFAULT_SESSION_TTL_SECONDS;

@@ -1,5 +1,6 @@
 import { type FieldError, KassaError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
+import { checkCurrency } from '../merchants/merchant-service.js';
 import type { BinRecord } from '../ports/bin-table.js';
 import type { CheckoutSession } from '../sessions/checkout-session.js';
 import type { SurchargeDecision } from '../surcharge/decide-surcharge.js';
@@ -65,6 +66,7 @@ export class HostedPaymentService {
    * @throws KassaError VALIDATION_FAILED (urls, currency), TRANS_ID_IN_USE.
    */
   async createHostedPayment(merchant: Merchant, cmd: CreatePaymentCommand): Promise<Payment> {
+    checkCurrency(cmd.amount.currency);
     checkHostedUrls(merchant, cmd.urls, ['return']);
     checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
     const payment = await newPendingPayment(this.deps, this.deps.store, merchant, {

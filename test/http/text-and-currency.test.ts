@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directPayment, testPan } from '../helpers/cards.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+
+const URLS = { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel' };
+
+/** Text rules at the edge (issue 9, defect 3) and currencies without minor units (defect 7), alike on both databases. */
+describe.each(DIALECTS)('text and currency rules (%s)', (dialect) => {
+  let t: TestKassa;
+  let m: { merchantId: string; apiKey: string };
+
+  beforeAll(async () => {
+    t = await startTestKassa(dialect);
+    m = await t.createMerchant();
+  });
+  afterAll(async () => t?.close());
+
+  const pay = (body: unknown) => t.call('POST', '/api/v1/payments', { auth: m, json: body });
+  const withCard = (body: Record<string, unknown>, card: Record<string, unknown>) => {
+    const methods = body.paymentMethods as { card: Record<string, unknown> };
+    return { ...body, paymentMethods: { ...methods, card: { ...methods.card, ...card } } };
+  };
+  const fieldsOf = (answer: { body: { errors?: { field: string }[] } }) => answer.body.errors?.map((e) => e.field);
+
+  it.each([
+    ['a C1 control (U+0085)', 'ref\u0085'],
+    ['a right-to-left override (U+202E)', 'ref\u202Egnp.exe'],
+    ['a first-strong isolate (U+2068)', 'ref\u2068x'],
+    ['a lone high surrogate', 'ref\uD800x'],
+    ['a lone low surrogate', 'ref\uDC00'],
+  ])('refNr with %s: 400 naming refNr, nothing stored', async (_name, refNr) => {
+    const body = directPayment(testPan('40000000', '1000'), { refNr });
+    const answer = await pay(body);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('content-type')).toContain('application/problem+json');
+    expect(fieldsOf(answer)).toEqual(['refNr']);
+    const rows = await t.database.db.kysely
+      .selectFrom('payment')
+      .select('pay_id')
+      .where('trans_id', '=', String(body.transId))
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('cardHolderName with a bidi override: 400 naming the field', async () => {
+    const answer = await pay(withCard(directPayment(testPan('40000000', '1000')), { cardHolderName: 'Ann \u202DX' }));
+    expect(answer.status).toBe(400);
+    expect(fieldsOf(answer)).toEqual(['paymentMethods.card.cardHolderName']);
+  });
+
+  it('text outside the BMP (a surrogate pair) is fine', async () => {
+    const answer = await pay(directPayment(testPan('40000000', '1000'), { refNr: 'order-😀-1' }));
+    expect(answer.status).toBe(201);
+    expect(answer.body.refNr).toBe('order-😀-1');
+  });
+
+  it('capture, reversal and session refNr follow the same rule', async () => {
+    const created = await pay(directPayment(testPan('40000000', '1000')));
+    expect(created.status).toBe(201);
+    for (const op of ['captures', 'reversals']) {
+      const answer = await t.call('POST', `/api/v1/payments/${created.body.payId}/${op}`, {
+        auth: m,
+        json: { transId: `op-${op}`, refNr: 'r\u202E1', amount: { value: 12_500, currency: 'DKK' } },
+      });
+      expect(answer.status, op).toBe(400);
+      expect(fieldsOf(answer), op).toContain('refNr');
+    }
+    const session = await t.call('POST', '/api/v1/payments/sessions', {
+      auth: m,
+      json: { transId: 's-bidi', refNr: 'r\uD83D', amount: { value: 100, currency: 'DKK' }, urls: URLS },
+    });
+    expect(session.status).toBe(400);
+    expect(fieldsOf(session)).toContain('refNr');
+  });
+
+  it.each(['XXX', 'XAU', 'XTS', 'XDR'])(
+    '%s (no minor units) is refused with 400 for DIRECT, HOSTED and sessions',
+    async (currency) => {
+      const direct = await pay(directPayment(testPan('40000000', '1000'), { amount: { value: 100, currency } }));
+      expect(direct.status).toBe(400);
+      expect(fieldsOf(direct)).toContain('amount.currency');
+      const hosted = await pay({
+        transId: `h-${currency}`,
+        amount: { value: 100, currency },
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+        urls: URLS,
+      });
+      expect(hosted.status).toBe(400);
+      expect(fieldsOf(hosted)).toContain('amount.currency');
+      const session = await t.call('POST', '/api/v1/payments/sessions', {
+        auth: m,
+        json: { transId: `s-${currency}`, amount: { value: 100, currency }, urls: URLS },
+      });
+      expect(session.status).toBe(400);
+      expect(fieldsOf(session)).toContain('amount.currency');
+    },
+  );
+});
