@@ -8,6 +8,7 @@
  * Prints (1) throughput: events/s to deliver a backlog of BENCH_EVENTS (default 2000) committed events, and
  * (2) lag from commit to first delivery, p50/p99 over BENCH_LAG_EVENTS (default 300) events committed one by one,
  * once with polling only (what another node sees) and once woken after the commit (what the app does after a POST).
+ * Under bench/run.ts (a forked child) it also reports these figures over IPC.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { systemClock } from '../src/domain/ports/clock.js';
 import { createNotificationDelivery, type NotificationDelivery } from '../src/notifications/notification-delivery.js';
 import { createDb, migrateToLatest } from '../src/storage/create-db.js';
 import { KyselyStore } from '../src/storage/kysely-store.js';
+import { serveBenchChild } from './child-protocol.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const LAG_EVENTS = Number(process.env.BENCH_LAG_EVENTS ?? 300);
@@ -139,3 +141,12 @@ console.log(
 receiver.close();
 await db.close();
 rmSync(dir, { recursive: true, force: true });
+serveBenchChild(
+  {
+    dialect: db.dialect,
+    eventsPerSecond: Math.round((EVENTS / recorded) * 1000),
+    lagP50Ms: percentile(woken, 0.5),
+    lagP99Ms: percentile(woken, 0.99),
+  },
+  async () => {},
+);

@@ -1,9 +1,354 @@
 /**
- * `npm run bench`: runs every benchmark in turn and prints its figures (nothing is asserted).
- * BENCH_DATABASE_URL=postgres://… runs them on PostgreSQL instead of a temporary SQLite file.
+ * `npm run bench [-- --preload N] [-- --profile] [-- --only sqlite|postgres]`: one run, one process tree.
+ *
+ * Forks each server as a child process (so each has its own peak RSS and, with --profile, its own `--cpu-prof`
+ * profile under bench/profiles/) and loads it from this process with autocannon over loopback HTTPS:
+ * 1. the baseline: a bare Fastify HTTPS server (Kassa's TLS settings) answering a small JSON POST;
+ * 2. per database (SQLite in a temp file; PostgreSQL in a database created for the run and dropped after it):
+ *    DIRECT payment creation (frictionless 3-D Secure, AUTOMATIC capture, Basic auth), GET getByPayId, and HOSTED
+ *    session creation; with `--preload N` the database is then filled with N payments and their operations and
+ *    notifications (bench/preload.ts) and the same phases run again on a fresh server;
+ * 3. notification delivery (outbox → signed POST to a loopback receiver, bench/notifications.bench.ts).
+ * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline) and writes bench/results.json. Asserts nothing.
+ *
+ * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
+ * (postgres://postgres@127.0.0.1:5432/postgres: where the run creates its database; unreachable → PostgreSQL rows
+ * are skipped and say so).
  */
-import { runPaymentsBench } from './payments.bench.js';
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config/config.js';
+import { loadRuntimeSecrets } from '../src/config/data-dir.js';
+import type { ChildMessage } from './child-protocol.js';
+import { preload } from './preload.js';
+import { directPaymentBody, sessionBody } from './workload.js';
 
-await runPaymentsBench();
-console.log('\n# Notification delivery (outbox → signed POST to a loopback receiver)');
-await import('./notifications.bench.js');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const { values: args } = parseArgs({
+  options: {
+    preload: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const PRELOAD = args.preload === undefined ? 0 : Number(args.preload);
+if (!Number.isInteger(PRELOAD) || PRELOAD < 0) throw new Error('--preload N: N must be a whole number');
+
+/** One line of the table. */
+interface Row {
+  scenario: string;
+  dialect: string;
+  /** Payments in the database before the phase (preloaded ones). */
+  preloaded: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  peakRssMb: number;
+  ratioToBaseline?: number;
+  non2xx: number;
+  errors: number;
+  note?: string;
+}
+
+const rows: Row[] = [];
+const runDir = mkdtempSync(join(tmpdir(), 'kassa-bench-'));
+const profileDir = join(HERE, 'profiles', new Date().toISOString().replaceAll(':', '-'));
+const startedAt = new Date();
+const loadBefore = loadavg();
+
+// One certificate for every server of the run (Kassa generates it into its data dir).
+const certConfig = loadConfig({ KASSA_DATA_DIR: join(runDir, 'tls') });
+await loadRuntimeSecrets(certConfig);
+const certFile = join(certConfig.dataDir, 'tls-cert.pem');
+const keyFile = join(certConfig.dataDir, 'tls-key.pem');
+
+interface Child {
+  process: ChildProcess;
+  ready: Record<string, unknown>;
+  stats(): Promise<{ maxRssKb: number }>;
+  stop(): Promise<void>;
+}
+
+/** Forks a bench child (child-protocol.ts) and waits for its `ready`. */
+async function start(script: string, name: string, argv: string[] = [], env: Record<string, string> = {}) {
+  const execArgv = ['--import', 'tsx'];
+  if (args.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`); // one file per thread
+  const child = fork(join(HERE, script), argv, { execArgv, env: { ...process.env, ...env }, stdio: 'inherit' });
+  const next = <K extends string>(key: K) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const onMessage = (m: ChildMessage) => {
+        if (key in m) {
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          resolve((m as Record<string, Record<string, unknown>>)[key] ?? {});
+        }
+      };
+      const onExit = (code: number | null) => reject(new Error(`${name} exited (${code}) before ${key}`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const ready = await next('ready');
+  return {
+    process: child,
+    ready,
+    stats: async () => {
+      const s = next('stats');
+      child.send({ cmd: 'stats' });
+      return (await s) as { maxRssKb: number };
+    },
+    stop: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.send({ cmd: 'stop' });
+      await exited;
+    },
+  } satisfies Child;
+}
+
+type Load = { method: 'GET' | 'POST'; path: string; body?: () => string; headers?: Record<string, string> };
+
+async function load(url: string, l: Load, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: `${url}${l.path}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: l.method,
+        headers: { ...(l.body && { 'content-type': 'application/json' }), ...l.headers },
+        ...(l.body && { setupRequest: (req: autocannon.Request) => ({ ...req, body: l.body?.() }) }),
+      },
+    ],
+  });
+}
+
+/** Warms the path up, measures it, and adds a row with the child's peak RSS so far. */
+async function phase(child: Child, scenario: string, dialect: string, preloaded: number, l: Load): Promise<Row> {
+  const url = String(child.ready.url);
+  if (WARMUP_SECONDS > 0) await load(url, l, WARMUP_SECONDS);
+  const r = await load(url, l, SECONDS);
+  const { maxRssKb } = await child.stats();
+  const row: Row = {
+    scenario,
+    dialect,
+    preloaded,
+    requestsPerSecond: Math.round(r['2xx'] / (r.duration || SECONDS)),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    peakRssMb: Math.round(maxRssKb / 1024),
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+  rows.push(row);
+  console.log(`  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms`);
+  return row;
+}
+
+let transIds = 0;
+const nextTransId = () => `bench-${process.pid}-${transIds++}`;
+
+/** Creation, lookup and hosted session creation against one Kassa server. */
+async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, string>, preloaded: number) {
+  const name = `kassa-${dialect}-${preloaded}`;
+  const child = await start('kassa-server.ts', name, [], env);
+  const authorization = String(child.ready.authorization);
+  try {
+    await phase(child, 'POST /api/v1/payments (DIRECT)', dialect, preloaded, {
+      method: 'POST',
+      path: '/api/v1/payments',
+      headers: { authorization },
+      body: () => directPaymentBody(nextTransId()),
+    });
+    await phase(child, 'GET /api/v1/payments/getByPayId', dialect, preloaded, {
+      method: 'GET',
+      path: `/api/v1/payments/getByPayId/${String(child.ready.payId)}`,
+      headers: { authorization },
+    });
+    await phase(child, 'POST /api/v1/payments/sessions (HOSTED)', dialect, preloaded, {
+      method: 'POST',
+      path: '/api/v1/payments/sessions',
+      headers: { authorization },
+      body: () => sessionBody(nextTransId()),
+    });
+  } finally {
+    await child.stop();
+  }
+  return String(child.ready.payId);
+}
+
+async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | { skipped: string }> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return { skipped: `PostgreSQL not reachable at ${POSTGRES_ADMIN_URL}: ${(error as Error).message}` };
+  }
+  const name = `kassa_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+async function dialectRun(dialect: 'sqlite' | 'postgres') {
+  const tls = { KASSA_TLS_CERT: certFile, KASSA_TLS_KEY: keyFile };
+  const dataDir = join(runDir, dialect);
+  mkdirSync(dataDir, { recursive: true });
+  let target: Parameters<typeof preload>[0];
+  let drop = async () => {};
+  if (dialect === 'sqlite') {
+    target = { dialect: 'sqlite', file: join(dataDir, 'kassa.db') };
+  } else {
+    const database = await postgresDatabase();
+    if ('skipped' in database) {
+      console.log(`  ${database.skipped}`);
+      rows.push({
+        scenario: 'PostgreSQL rows',
+        dialect,
+        preloaded: 0,
+        requestsPerSecond: 0,
+        p50Ms: 0,
+        p99Ms: 0,
+        peakRssMb: 0,
+        non2xx: 0,
+        errors: 0,
+        note: database.skipped,
+      });
+      return;
+    }
+    target = { dialect: 'postgres', url: database.url };
+    drop = database.drop;
+  }
+  const env = {
+    ...tls,
+    KASSA_DATA_DIR: dataDir,
+    DATABASE_URL: target.dialect === 'sqlite' ? `sqlite:${target.file}` : target.url,
+  };
+  try {
+    const templatePayId = await kassaPhases(dialect, env, 0);
+    if (PRELOAD > 0) {
+      const t0 = Date.now();
+      await preload(target, PRELOAD, templatePayId, (done) =>
+        process.stdout.write(`\r  preloading ${dialect}: ${done} of ${PRELOAD} payments`),
+      );
+      const seconds = Math.round((Date.now() - t0) / 1000);
+      console.log(`\n  preloaded ${PRELOAD} payments into ${dialect} in ${seconds} s`);
+      preloadSeconds[dialect] = seconds;
+      await kassaPhases(dialect, env, PRELOAD);
+    }
+  } finally {
+    await drop();
+  }
+}
+
+const preloadSeconds: Record<string, number> = {};
+console.log(
+  `# Kassa benchmark: ${CONNECTIONS} connections, ${SECONDS} s per phase (+${WARMUP_SECONDS} s warm-up), ` +
+    `Node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
+);
+try {
+  const baseline = await start('baseline-server.ts', 'baseline', [certFile, keyFile]);
+  try {
+    await phase(baseline, 'baseline: bare Fastify HTTPS POST', 'none', 0, {
+      method: 'POST',
+      path: '/echo',
+      body: () => JSON.stringify({ transId: nextTransId(), amount: { value: 12_500, currency: 'DKK' } }),
+    });
+  } finally {
+    await baseline.stop();
+  }
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    if (args.only === undefined || args.only === dialect) await dialectRun(dialect);
+  }
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    if (args.only !== undefined && args.only !== dialect) continue;
+    const database = dialect === 'postgres' ? await postgresDatabase() : undefined;
+    if (database && 'skipped' in database) continue;
+    const child = await start('notifications.bench.ts', `notifications-${dialect}`, [], {
+      ...(database && { BENCH_DATABASE_URL: database.url }),
+    });
+    const f = child.ready as { eventsPerSecond: number; lagP50Ms: number; lagP99Ms: number };
+    const { maxRssKb } = await child.stats();
+    await child.stop();
+    await database?.drop();
+    rows.push({
+      scenario: 'notification delivery (events/s; lag commit→delivery)',
+      dialect,
+      preloaded: 0,
+      requestsPerSecond: f.eventsPerSecond,
+      p50Ms: Math.round(f.lagP50Ms * 10) / 10,
+      p99Ms: Math.round(f.lagP99Ms * 10) / 10,
+      peakRssMb: Math.round(maxRssKb / 1024),
+      non2xx: 0,
+      errors: 0,
+    });
+  }
+} finally {
+  rmSync(runDir, { recursive: true, force: true });
+}
+
+const base = rows[0]?.requestsPerSecond ?? 0;
+for (const r of rows) if (base > 0 && r.requestsPerSecond > 0 && !r.scenario.startsWith('notification')) r.ratioToBaseline = r.requestsPerSecond / base;
+const loadAfter = loadavg();
+
+const header = ['scenario', 'db', 'preloaded', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', '× baseline', 'non-2xx'];
+const table = rows.map((r) => [
+  r.scenario,
+  r.dialect,
+  String(r.preloaded),
+  r.note ? 'skipped' : String(r.requestsPerSecond),
+  String(r.p50Ms),
+  String(r.p99Ms),
+  String(r.peakRssMb),
+  r.ratioToBaseline === undefined ? '' : r.ratioToBaseline.toFixed(3),
+  String(r.non2xx + r.errors),
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));
+const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+console.log(`\n${line(header)}\n${line(widths.map((w) => '-'.repeat(w)))}\n${table.map(line).join('\n')}`);
+console.log(
+  `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
+);
+for (const r of rows) if (r.note) console.log(`note: ${r.note}`);
+
+writeFileSync(
+  join(HERE, 'results.json'),
+  `${JSON.stringify(
+    {
+      startedAt: startedAt.toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadAfter,
+      connections: CONNECTIONS,
+      secondsPerPhase: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      preload: PRELOAD,
+      preloadSeconds,
+      rows,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`wrote ${join(HERE, 'results.json')}${args.profile ? `; CPU profiles in ${profileDir}` : ''}`);

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
+import { SqliteGroupCommitDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -21,17 +21,14 @@ const INT8_OID = 20;
 
 /**
  * Opens the database. SQLite runs in WAL mode with synchronous=FULL so a commit survives a power cut
- * (durable commits); PostgreSQL's int8 columns are parsed to numbers (money stays far below 2^53).
+ * (durable commits), its writes grouped into shared commits by a writer thread (sqlite-group-commit.ts), busy_timeout
+ * 5 s (another process, the CLI, may hold the write lock briefly); PostgreSQL's int8 columns are parsed to numbers (money stays far below 2^53).
  */
 export function createDb(options: DbOptions): Db {
   if (options.dialect === 'sqlite') {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
-    const database = new SQLite(options.file);
-    database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = FULL');
-    database.pragma('foreign_keys = ON');
-    database.pragma('busy_timeout = 5000'); // ms: another process (the CLI) may hold the write lock briefly
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    // One writer thread with group commit; reads on a connection of their own (sqlite-group-commit.ts).
+    const kysely = new Kysely<Database>({ dialect: new SqliteGroupCommitDialect(options.file) });
     return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({

@@ -1,0 +1,48 @@
+/**
+ * A real Kassa (HTTPS, the given database) as a child process of bench/run.ts, as `kassa serve` builds it.
+ *
+ * env: KASSA_DATA_DIR (with the run's certificate files), DATABASE_URL, KASSA_TLS_CERT/KEY. On start it creates the
+ * merchant `bench` (or issues it a new API key when a previous server of this run created it) and one payment, and
+ * sends `{ ready: { url, authorization, payId } }` over IPC (see child-protocol.ts).
+ */
+import { Agent, fetch } from 'undici';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/config.js';
+import { KassaError } from '../src/domain/errors/error-catalogue.js';
+import { serveBenchChild } from './child-protocol.js';
+import { BENCH_MERCHANT_ID, directPaymentBody } from './workload.js';
+
+const config = loadConfig({ ...process.env, KASSA_HOST: '127.0.0.1', KASSA_PORT: '0', LOG_LEVEL: 'warn' });
+const kassa = await buildApp(config);
+await kassa.app.listen({ host: '127.0.0.1', port: 0 });
+const address = kassa.app.server.address();
+const port = typeof address === 'object' && address ? address.port : 0;
+const url = `https://127.0.0.1:${port}`;
+
+let apiKey: string;
+try {
+  const created = await kassa.services.merchants.createMerchant({
+    merchantId: BENCH_MERCHANT_ID,
+    country: 'DK',
+    currency: 'DKK',
+    sandbox: true,
+  });
+  apiKey = created.apiKey;
+} catch (error) {
+  if (!(error instanceof KassaError) || error.code !== 'MERCHANT_EXISTS') throw error;
+  apiKey = (await kassa.services.merchants.rotateApiKey(BENCH_MERCHANT_ID)).apiKey;
+}
+const authorization = `Basic ${Buffer.from(`${BENCH_MERCHANT_ID}:${apiKey}`).toString('base64')}`;
+
+// One payment through the API, so the lookup phase reads a real one (and the first request warms the path).
+const response = await fetch(`${url}/api/v1/payments`, {
+  method: 'POST',
+  headers: { authorization, 'content-type': 'application/json' },
+  body: directPaymentBody(`bench-first-${process.pid}`),
+  dispatcher: new Agent({ connect: { rejectUnauthorized: false } }), // the run's self-signed certificate
+});
+if (response.status !== 201) throw new Error(`first payment: HTTP ${response.status} ${await response.text()}`);
+const { payId } = (await response.json()) as { payId: string };
+
+serveBenchChild({ url, authorization, payId, dialect: config.database.dialect }, () => kassa.close());
+
