@@ -45,4 +45,3 @@ if (response.status !== 201) throw new Error(`first payment: HTTP ${response.sta
 const { payId } = (await response.json()) as { payId: string };
 
 serveBenchChild({ url, authorization, payId, dialect: config.database.dialect }, () => kassa.close());
-

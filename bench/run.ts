@@ -9,6 +9,7 @@
  *    session creation; with `--preload N` the database is then filled with N payments and their operations and
  *    notifications (bench/preload.ts) and the same phases run again on a fresh server;
  * 3. notification delivery (outbox → signed POST to a loopback receiver, bench/notifications.bench.ts).
+ * The baseline runs first and again last (the machine may be shared): ratios are to the mean of both.
  * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline) and writes bench/results.json. Asserts nothing.
  *
  * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
   },
 });
+const BASELINE = 'baseline: bare Fastify HTTPS POST';
 const PRELOAD = args.preload === undefined ? 0 : Number(args.preload);
 if (!Number.isInteger(PRELOAD) || PRELOAD < 0) throw new Error('--preload N: N must be a whole number');
 
@@ -151,7 +153,9 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
     errors: r.errors + r.timeouts,
   };
   rows.push(row);
-  console.log(`  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms`);
+  console.log(
+    `  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms`,
+  );
   return row;
 }
 
@@ -266,10 +270,10 @@ console.log(
   `# Kassa benchmark: ${CONNECTIONS} connections, ${SECONDS} s per phase (+${WARMUP_SECONDS} s warm-up), ` +
     `Node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
 );
-try {
+async function baselinePhase(label: string): Promise<void> {
   const baseline = await start('baseline-server.ts', 'baseline', [certFile, keyFile]);
   try {
-    await phase(baseline, 'baseline: bare Fastify HTTPS POST', 'none', 0, {
+    await phase(baseline, label, 'none', 0, {
       method: 'POST',
       path: '/echo',
       body: () => JSON.stringify({ transId: nextTransId(), amount: { value: 12_500, currency: 'DKK' } }),
@@ -277,6 +281,10 @@ try {
   } finally {
     await baseline.stop();
   }
+}
+
+try {
+  await baselinePhase(BASELINE);
   for (const dialect of ['sqlite', 'postgres'] as const) {
     if (args.only === undefined || args.only === dialect) await dialectRun(dialect);
   }
@@ -303,12 +311,17 @@ try {
       errors: 0,
     });
   }
+  // Measured again at the end: the machine may be shared; ratios use the mean of both.
+  await baselinePhase(`${BASELINE} (again)`);
 } finally {
   rmSync(runDir, { recursive: true, force: true });
 }
 
-const base = rows[0]?.requestsPerSecond ?? 0;
-for (const r of rows) if (base > 0 && r.requestsPerSecond > 0 && !r.scenario.startsWith('notification')) r.ratioToBaseline = r.requestsPerSecond / base;
+const baselines = rows.filter((r) => r.scenario.startsWith(BASELINE));
+const base = baselines.reduce((sum, r) => sum + r.requestsPerSecond, 0) / Math.max(1, baselines.length);
+for (const r of rows)
+  if (base > 0 && r.requestsPerSecond > 0 && !r.scenario.startsWith('notification'))
+    r.ratioToBaseline = r.requestsPerSecond / base;
 const loadAfter = loadavg();
 
 const header = ['scenario', 'db', 'preloaded', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', '× baseline', 'non-2xx'];

@@ -12,7 +12,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { STATEMENT_CACHE_SIZE, type StatementResult, SqliteWriterThread } from './sqlite-writer-thread.js';
+import { SqliteWriterThread, STATEMENT_CACHE_SIZE, type StatementResult } from './sqlite-writer-thread.js';
 
 /** A batch commits after this many units of work even when more are waiting (bounds a request's wait). */
 export const MAX_BATCH_UNITS = 128;
@@ -73,6 +73,8 @@ export class SqliteGroupCommitDriver implements Driver {
   private locked = false;
   private readonly waiters: (() => void)[] = [];
   private batch: Batch | undefined;
+  /** Savepoint statements not sent yet: they ride along with the next statement or the COMMIT. */
+  private prefix: string[] = [];
   readonly stats: GroupCommitStats = { commits: 0, units: 0 };
 
   constructor(private readonly file: string) {}
@@ -92,14 +94,8 @@ export class SqliteGroupCommitDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupCommitConnection;
-    const batch = await this.startUnit();
-    try {
-      this.execWriter('savepoint kassa_unit', []);
-    } catch (error) {
-      this.endUnit();
-      throw error;
-    }
-    c.batch = batch;
+    c.batch = await this.startUnit();
+    this.prefix.push('savepoint kassa_unit');
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -107,13 +103,7 @@ export class SqliteGroupCommitDriver implements Driver {
     const batch = c.batch;
     if (batch === undefined) return;
     c.batch = undefined;
-    try {
-      this.execWriter('release kassa_unit', []);
-    } catch (error) {
-      this.undoUnit();
-      this.endUnit();
-      throw error;
-    }
+    if (this.batch !== undefined) this.releaseUnit();
     this.endUnit();
     await batch.durable;
   }
@@ -129,9 +119,19 @@ export class SqliteGroupCommitDriver implements Driver {
     }
   }
 
+  /** Ends the unit's savepoint (sent with the next statement or the COMMIT); a unit that wrote nothing leaves no trace. */
+  private releaseUnit(): void {
+    if (this.prefix.at(-1) === 'savepoint kassa_unit') this.prefix.pop();
+    else this.prefix.push('release kassa_unit');
+  }
+
   /** Rolls the unit's savepoint back, unless the batch ended under it (an I/O error rolled it back already). */
   private undoUnit(): void {
     if (this.batch === undefined) return;
+    if (this.prefix.at(-1) === 'savepoint kassa_unit') {
+      this.prefix.pop();
+      return;
+    }
     this.execWriter('rollback to kassa_unit', []);
     this.execWriter('release kassa_unit', []);
   }
@@ -234,24 +234,33 @@ export class SqliteGroupCommitDriver implements Driver {
     if (batch === undefined || this.writer === undefined) return;
     this.batch = undefined;
     try {
-      await this.writer.commit();
+      await this.writer.commit(this.takePrefix());
       this.stats.commits++;
       batch.resolve();
     } catch (error) {
+      this.prefix = [];
       await this.writer.rollback().catch(() => {});
       batch.reject(error as Error);
     }
   }
 
+  private takePrefix(): string[] | undefined {
+    if (this.prefix.length === 0) return undefined;
+    const prefix = this.prefix;
+    this.prefix = [];
+    return prefix;
+  }
+
   private execWriter(sql: string, parameters: readonly unknown[]): StatementResult {
     if (this.writer === undefined) throw new Error('database is closed');
     try {
-      return this.writer.run(sql, parameters);
+      return this.writer.run(sql, parameters, this.takePrefix());
     } catch (error) {
       // An I/O or full-disk error can end the whole transaction: every unit of the batch has lost its writes.
       const batch = this.batch;
       if (batch !== undefined && (error as { inTransaction?: boolean }).inTransaction === false) {
         this.batch = undefined;
+        this.prefix = [];
         batch.reject(error as Error);
       }
       throw error;

@@ -64,6 +64,7 @@ port.on('message', (m) => {
       reply({ ok: true, result: { inTransaction: false } });
       return;
     }
+    if (m.prefix !== undefined) for (const sql of m.prefix) prepare(sql).run();
     const stmt = prepare(m.sql);
     if (stmt.reader) {
       reply({ ok: true, result: { rows: stmt.all(m.params), inTransaction: db.inTransaction } });
@@ -77,8 +78,11 @@ port.on('message', (m) => {
 });
 parentPort.on('message', (m) => {
   try {
-    if (m.op === 'begin') db.prepare('begin immediate').run();
-    else if (m.op === 'commit') db.prepare('commit').run();
+    if (m.op === 'begin') prepare('begin immediate').run();
+    else if (m.op === 'commit') {
+      if (m.prefix !== undefined) for (const sql of m.prefix) prepare(sql).run();
+      prepare('commit').run();
+    }
     else if (m.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
     else if (m.op === 'close') { cache.clear(); db.close(); }
     parentPort.postMessage({ id: m.id, ok: true });
@@ -131,9 +135,13 @@ export class SqliteWriterThread {
     this.call({ op: 'open' });
   }
 
-  /** Runs one statement in the writer's connection. @throws the statement's error (with SQLite's `code`). */
-  run(sql: string, params: readonly unknown[]): StatementResult {
-    return this.call({ sql, params });
+  /**
+   * Runs one statement in the writer's connection, after the parameterless statements of `prefix` (savepoint
+   * bookkeeping that needs no answer of its own rides along instead of costing a round trip).
+   * @throws the statement's error (with SQLite's `code`).
+   */
+  run(sql: string, params: readonly unknown[], prefix?: readonly string[]): StatementResult {
+    return this.call(prefix === undefined || prefix.length === 0 ? { sql, params } : { sql, params, prefix });
   }
 
   /** BEGIN IMMEDIATE (takes the database's write lock; may wait up to busy_timeout for another process). */
@@ -141,9 +149,9 @@ export class SqliteWriterThread {
     return this.send('begin');
   }
 
-  /** COMMIT: returns once the transaction is on disk (synchronous=FULL fsyncs the WAL). */
-  commit(): Promise<void> {
-    return this.send('commit');
+  /** COMMIT (after the statements of `prefix`): returns once the transaction is on disk (synchronous=FULL fsyncs the WAL). */
+  commit(prefix?: readonly string[]): Promise<void> {
+    return this.send('commit', prefix);
   }
 
   /** ROLLBACK of the open transaction, if any. */
@@ -157,12 +165,12 @@ export class SqliteWriterThread {
     await this.worker.terminate();
   }
 
-  private send(op: string): Promise<void> {
+  private send(op: string, prefix?: readonly string[]): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, op });
+      this.worker.postMessage({ id, op, prefix });
     });
   }
 

@@ -148,5 +148,5 @@ describe('kassa CLI', () => {
     await second.waitFor(/Kassa listens on/);
     expect(second.output()).not.toContain('apiKey:');
     await dispatcher.close();
-  });
+  }, 60_000); // five CLI runs and two server starts: slow on a loaded machine
 });

@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isUniqueViolation } from '../../src/storage/create-db.js';
+import { SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
+
+interface Db {
+  item: { id: number; label: string };
+}
+
+/** The SQLite group-commit driver (issue 12): shared COMMITs, units isolated by savepoints, durable-only reads. */
+describe('SQLite group commit', () => {
+  let dir: string;
+  let file: string;
+  let dialect: SqliteGroupCommitDialect;
+  let db: Kysely<Db>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kassa-gc-'));
+    file = join(dir, 'gc.db');
+    dialect = new SqliteGroupCommitDialect(file);
+    db = new Kysely<Db>({ dialect });
+    await sql`create table item (id integer primary key, label text not null)`.execute(db);
+  });
+
+  afterEach(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits concurrent transactions together: fewer COMMITs than transactions, every row on disk', async () => {
+    const before = { ...dialect.driver.stats };
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        db.transaction().execute(async (tx) => {
+          await tx
+            .insertInto('item')
+            .values({ id: i, label: `a${i}` })
+            .execute();
+          await tx
+            .insertInto('item')
+            .values({ id: 1000 + i, label: `b${i}` })
+            .execute();
+        }),
+      ),
+    );
+    const commits = dialect.driver.stats.commits - before.commits;
+    expect(dialect.driver.stats.units - before.units).toBe(50);
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(commits).toBeLessThan(50);
+    // Another connection (another process) sees all of it: committed, not just visible to the writer.
+    const other = new SQLite(file, { readonly: true });
+    expect(other.prepare('select count(*) as n from item').get()).toEqual({ n: 100 });
+    other.close();
+  });
+
+  it('a failing transaction rolls back alone; the others of its batch commit', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        db.transaction().execute(async (tx) => {
+          await tx.insertInto('item').values({ id: i, label: 'x' }).execute();
+          if (i === 4) throw new Error('unit 4 fails');
+          await tx
+            .insertInto('item')
+            .values({ id: 100 + i, label: 'y' })
+            .execute();
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    const ids = (await db.selectFrom('item').select('id').orderBy('id').execute()).map((r) => r.id);
+    expect(ids).not.toContain(4);
+    expect(ids).not.toContain(104);
+    expect(ids).toHaveLength(18);
+  });
+
+  it('a unique violation keeps SQLite’s code, inside and outside a transaction, and spoils nothing else', async () => {
+    await db.insertInto('item').values({ id: 1, label: 'first' }).execute();
+    const alone = await db
+      .insertInto('item')
+      .values({ id: 1, label: 'again' })
+      .execute()
+      .catch((e: unknown) => e);
+    expect(isUniqueViolation(alone)).toBe(true);
+    const inside = await db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.insertInto('item').values({ id: 2, label: 'two' }).execute();
+        await tx.insertInto('item').values({ id: 1, label: 'again' }).execute();
+      })
+      .catch((e: unknown) => e);
+    expect(isUniqueViolation(inside)).toBe(true);
+    expect(await db.selectFrom('item').select(['id', 'label']).execute()).toEqual([{ id: 1, label: 'first' }]);
+  });
+
+  it('reads outside a transaction see only committed data; a writer continues only once its commit is done', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let committed = false;
+    const unit = db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.insertInto('item').values({ id: 7, label: 'pending' }).execute();
+        // Inside its own transaction the unit reads its write.
+        expect(await tx.selectFrom('item').select('id').execute()).toEqual([{ id: 7 }]);
+        await held;
+      })
+      .then(() => {
+        committed = true;
+      });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await db.selectFrom('item').select('id').execute()).toEqual([]);
+    expect(committed).toBe(false);
+    release();
+    await unit;
+    expect(await db.selectFrom('item').select('id').execute()).toEqual([{ id: 7 }]);
+  });
+
+  it('keeps synchronous=FULL and WAL on the write connection', async () => {
+    // Read through the writer (a transaction): the writer's own settings.
+    const settings = await db.transaction().execute(async (tx) => ({
+      synchronous: (await sql<{ synchronous: number }>`pragma synchronous`.execute(tx)).rows[0]?.synchronous,
+      journal: (await sql<{ journal_mode: string }>`pragma journal_mode`.execute(tx)).rows[0]?.journal_mode,
+    }));
+    expect(settings).toEqual({ synchronous: 2, journal: 'wal' }); // 2 = FULL
+  });
+});
