@@ -31,6 +31,7 @@ import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
 import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
+import { CredentialCache } from './http/auth/credential-cache.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
 import { IdempotentReplies } from './http/plugins/idempotency.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
@@ -56,6 +57,7 @@ import {
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
+import { KyselyAuthEpoch } from './storage/auth-epoch.kysely.js';
 import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
@@ -279,7 +281,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
-  const auth = merchantAuth(services.merchants, tokens);
+  const authEpoch = new KyselyAuthEpoch(db.kysely);
+  const auth = merchantAuth(new CredentialCache(services.merchants, () => authEpoch.read()), tokens);
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
   app.setErrorHandler(problemErrorHandler);
@@ -389,6 +392,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     storedCards: services.storedCards,
     notificationRepository: new KyselyStore(db.kysely).notifications,
     clock,
+    notificationRetentionDays: config.notificationRetentionDays,
     notifications: { leaseMs: config.notificationLeaseMs, ...overrides.notifications },
     onDeliveryAttempt: (outcome) => metrics?.deliveryAttempt(outcome),
   });

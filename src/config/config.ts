@@ -56,6 +56,12 @@ export const ConfigSchema = Type.Object({
         'ms a node holds a claimed notification; a crashed node’s claims are delivered by others after it (default 12 000)',
     }),
   ),
+  KASSA_NOTIFICATION_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description: 'days a finished notification (delivered, given up, or without a target) is kept, then pruned',
+  }),
   KASSA_ACQUIRER_SIMULATOR_LEDGER: Type.Optional(
     Type.String({
       minLength: 1,
@@ -104,6 +110,8 @@ export interface Config {
   notificationLeaseMs?: number;
   /** Redis of the shared rate limits (redis:// or rediss://); undefined: database or memory. */
   redisUrl?: string;
+  /** Days finished notifications (and their attempts) are kept before the retention job prunes them. */
+  notificationRetentionDays: number;
   /** Settlement file of the acquirer simulator (absolute); undefined: records kept in memory only. */
   acquirerSimulatorLedger?: string;
 }
@@ -177,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     workers,
     notificationLeaseMs: raw.KASSA_NOTIFICATION_LEASE,
     redisUrl: raw.KASSA_REDIS_URL,
+    notificationRetentionDays: raw.KASSA_NOTIFICATION_RETENTION_DAYS,
     acquirerSimulatorLedger:
       raw.KASSA_ACQUIRER_SIMULATOR_LEDGER === undefined
         ? undefined

@@ -9,9 +9,12 @@ import {
   createNotificationDelivery,
   type NotificationDeliverySettings,
 } from '../notifications/notification-delivery.js';
+import { pruneFinishedNotifications } from '../notifications/notification-retention.js';
 
 /** How often every node looks for 3-D Secure authentications and hosted card steps abandoned past their link's lifetime. */
 export const EXPIRY_SWEEP_MS = 60_000; // 1 min
+/** How often every node prunes finished notifications past KASSA_NOTIFICATION_RETENTION_DAYS. */
+export const RETENTION_SWEEP_MS = 10 * 60_000; // 10 min
 
 export interface BackgroundJobsDeps {
   payments: Pick<PaymentService, 'expireAbandonedAuthentications'>;
@@ -20,6 +23,8 @@ export interface BackgroundJobsDeps {
   storedCards?: Pick<StoredCardService, 'maintainKeys'>;
   notificationRepository: NotificationRepository;
   clock: Clock;
+  /** Days finished notifications are kept (KASSA_NOTIFICATION_RETENTION_DAYS); undefined: never pruned. */
+  notificationRetentionDays?: number;
   notifications?: Partial<NotificationDeliverySettings>;
   /** Called after every delivery attempt with its outcome (metrics). */
   onDeliveryAttempt?: NotificationDeliverySettings['onAttempt'];
@@ -67,4 +72,28 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
     expirySweep.unref();
   });
   app.addHook('onClose', async () => clearInterval(expirySweep));
+
+  // The outbox stays bounded: finished notifications past their retention are pruned, once at start and then
+  // every 10 minutes, on every node (each skips the rows another is deleting).
+  const retentionDays = deps.notificationRetentionDays;
+  if (retentionDays !== undefined) {
+    let retentionSweep: NodeJS.Timeout | undefined;
+    let running: Promise<unknown> = Promise.resolve();
+    const prune = () => {
+      running = running.then(() =>
+        pruneFinishedNotifications(deps.notificationRepository, deps.clock, retentionDays).catch((error: unknown) =>
+          app.log.error({ err: error }, 'notification retention sweep failed'),
+        ),
+      );
+    };
+    app.addHook('onListen', async () => {
+      prune();
+      retentionSweep = setInterval(prune, RETENTION_SWEEP_MS);
+      retentionSweep.unref();
+    });
+    app.addHook('onClose', async () => {
+      clearInterval(retentionSweep);
+      await running;
+    });
+  }
 }

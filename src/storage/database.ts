@@ -224,7 +224,14 @@ export interface RateLimitCounterTable {
   reset_at: number | string;
 }
 
+/** The credentials epoch (one row, id 1): bumped by triggers on every change to api_key or merchant rows. */
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
+}
+
 export interface Database {
+  auth_epoch: AuthEpochTable;
   rate_limit_counter: RateLimitCounterTable;
   card_key: CardKeyTable;
   stored_card: StoredCardTable;

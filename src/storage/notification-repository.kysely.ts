@@ -210,6 +210,28 @@ export class KyselyNotificationRepository implements NotificationRepository {
     }
   }
 
+  async pruneFinished(before: Date, limit: number): Promise<number> {
+    const cutoff = toDbTime(before);
+    const prune = async (trx: Kysely<Database>) => {
+      // Through the (status, next_attempt_at) index: a notification is due before it is delivered, so its
+      // next_attempt_at is at or before its delivered_at. Locked rows belong to another node's prune or a redelivery.
+      const candidates = trx
+        .selectFrom('notification')
+        .select('id')
+        .where('status', 'in', ['DELIVERED', 'FAILED', 'NO_TARGET'])
+        .where('next_attempt_at', '<', cutoff)
+        .where((eb) => eb.or([eb('delivered_at', 'is', null), eb('delivered_at', '<', cutoff)]))
+        .limit(limit);
+      const ids = (await (this.sqlite ? candidates : candidates.forUpdate().skipLocked()).execute()).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      await trx.deleteFrom('notification_attempt').where('notification_id', 'in', ids).execute();
+      const r = await trx.deleteFrom('notification').where('id', 'in', ids).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    };
+    if (this.db.isTransaction) return prune(this.db);
+    return this.db.transaction().execute(prune);
+  }
+
   private async withAttempts(rows: NotificationRow[]): Promise<NotificationRecord[]> {
     if (rows.length === 0) return [];
     const attempts = await this.db

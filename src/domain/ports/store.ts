@@ -140,6 +140,12 @@ export interface NotificationRepository {
    * many deliveries share one durable commit.
    */
   recordAttempts(records: AttemptRecord[]): Promise<void>;
+  /**
+   * Deletes up to `limit` finished notifications — DELIVERED, FAILED (retries given up) or NO_TARGET — whose last
+   * activity (delivery, else last due time) is before `before`, with their attempts. Safe on every node at once.
+   * @returns how many it deleted.
+   */
+  pruneFinished(before: Date, limit: number): Promise<number>;
 }
 
 /** Hosted payment page sessions. Reads by sessionId come from signed links; API reads name the merchant. */

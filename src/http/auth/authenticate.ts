@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Merchant } from '../../domain/merchants/merchant.js';
-import type { MerchantService } from '../../domain/merchants/merchant-service.js';
 import { sendProblem } from '../problem.js';
 import type { AccessTokens } from './access-tokens.js';
 import { parseBasicAuthorization } from './basic-credentials.js';
+import type { CredentialCache } from './credential-cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,19 +20,20 @@ export function merchantOf(request: FastifyRequest): Merchant {
 
 /**
  * Pre-handler authenticating a merchant by HTTP Basic (spec §5.1) or an OAuth 2 Bearer token (spec §5.2).
- * Every failure answers the same 401, whether the merchant exists or not.
+ * Every failure answers the same 401, whether the merchant exists or not. Lookups go through the credential cache
+ * (revocation effective at once on every node).
  */
-export function merchantAuth(merchants: MerchantService, tokens: AccessTokens) {
+export function merchantAuth(credentials: CredentialCache, tokens: AccessTokens) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     let merchant: Merchant | undefined;
     const basic = parseBasicAuthorization(header);
     if (basic) {
-      merchant = (await merchants.authenticateApiKey(basic.id, basic.secret))?.merchant;
+      merchant = await credentials.byApiKey(basic.id, basic.secret);
     } else {
       const bearer = header?.match(/^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i)?.[1];
       const claims = bearer ? await tokens.verify(bearer) : undefined;
-      if (claims) merchant = await merchants.findByActiveKey(claims.merchantId, claims.keyId);
+      if (claims) merchant = await credentials.byKeyId(claims.merchantId, claims.keyId);
     }
     if (!merchant) {
       reply.header('www-authenticate', 'Basic realm="kassa", Bearer realm="kassa"');
