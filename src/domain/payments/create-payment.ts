@@ -13,8 +13,9 @@ import type { Clock } from '../ports/clock.js';
 import { isHexId } from '../ports/id-generator.js';
 import { authenticateAndAuthorize, authorizeAtAcquirer } from './authorize-payment.js';
 import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
+import { insertPendingDirectPayment } from './insert-direct-payment.js';
 import type { Payment } from './payment.js';
-import { deviceChannelOf, payIdFromUuid } from './payment.js';
+import { deviceChannelOf } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 import type { CreatePaymentCommand } from './payment-request.js';
 import { createUnusableStoredCardPayment, planDirectStoredCredential } from './stored-credential-payment.js';
@@ -30,7 +31,7 @@ export async function createDirectPayment(
   merchant: Merchant,
   cmd: CreatePaymentCommand,
 ): Promise<Payment> {
-  const { store, clock, ids, bins } = deps;
+  const { clock, bins } = deps;
   if (!cmd.card) throw validationError([{ field: 'paymentMethods.card', message: 'is required for DIRECT payments' }]);
   const plan = await planDirectStoredCredential(deps, merchant, cmd);
   // A payment with a stored card uses the vault's card: the pseudo card number is not a PAN (it fails the Luhn
@@ -48,41 +49,10 @@ export async function createDirectPayment(
     });
   }
 
-  const now = clock.now();
-  const payment: Payment = {
-    payId: payIdFromUuid(ids.uuid()),
-    merchantId: merchant.merchantId,
-    transId: cmd.transId,
-    refNr: cmd.refNr,
-    status: 'PENDING',
-    responseCode: '60000001',
-    currency: cmd.amount.currency,
-    value: cmd.amount.value,
-    capturedValue: 0,
-    refundedValue: 0,
-    surcharge: { status: 'NOT_OFFERED', reason: 'DIRECT_INTEGRATION', value: 0 },
-    surchargeCapturedValue: 0,
-    surchargeRefundedValue: 0,
-    captureMethod: cmd.captureMethod,
-    integrationType: 'DIRECT',
-    channel: cmd.channel,
-    language: cmd.language,
-    card: {
-      ...summarizeCard(card, brand, bin, deps.dataKey),
-      ...(plan.kind === 'SUBSEQUENT' && { pseudoCardNumber: plan.stored.pseudoCardNumber }),
-    },
-    order: cmd.order,
-    customerInfo: cmd.customerInfo,
-    urls: cmd.urls,
-    metadata: cmd.metadata,
-    informational: cmd.informational,
-    operations: [],
-    creationDate: now,
-    updatedAt: now,
-  };
-  if ((await store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
-    throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
-  }
+  const payment = await insertPendingDirectPayment(deps, merchant, cmd, {
+    ...summarizeCard(card, brand, bin, deps.dataKey),
+    ...(plan.kind === 'SUBSEQUENT' && { pseudoCardNumber: plan.stored.pseudoCardNumber }),
+  });
 
   // Mail and telephone orders are out of scope of SCA (EBA Opinion on the implementation of the PSD2 RTS, June 2018;
   // paygate-v2-wire.md §2 `channel: MOTO`): no cardholder browser or app to authenticate, so no 3-D Secure.

@@ -5,13 +5,13 @@
  */
 import { isPseudoCardNumber } from '../cards/pseudo-card-number.js';
 import { planStoredCredential, type StoredCredentialPlan } from '../cards/stored-credential-plan.js';
-import { KassaError, validationError } from '../errors/error-catalogue.js';
+import { validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import type { StoredCredentialIndicator } from '../ports/acquirer.js';
 import type { CardBrand } from '../ports/bin-table.js';
 import { finishPayment } from './finish-payment.js';
+import { insertPendingDirectPayment } from './insert-direct-payment.js';
 import type { Payment } from './payment.js';
-import { payIdFromUuid } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 import type { CardInput, CreatePaymentCommand } from './payment-request.js';
 
@@ -54,49 +54,21 @@ export async function createUnusableStoredCardPayment(
   cmd: CreatePaymentCommand,
   plan: Extract<StoredCredentialPlan, { kind: 'UNUSABLE' }>,
 ): Promise<Payment> {
-  const now = deps.clock.now();
   const stored = plan.stored;
-  const payment: Payment = {
-    payId: payIdFromUuid(deps.ids.uuid()),
-    merchantId: merchant.merchantId,
-    transId: cmd.transId,
-    refNr: cmd.refNr,
-    status: 'PENDING',
-    responseCode: '60000001',
-    currency: cmd.amount.currency,
-    value: cmd.amount.value,
-    capturedValue: 0,
-    refundedValue: 0,
-    surcharge: { status: 'NOT_OFFERED', reason: 'DIRECT_INTEGRATION', value: 0 },
-    surchargeCapturedValue: 0,
-    surchargeRefundedValue: 0,
-    captureMethod: cmd.captureMethod,
-    integrationType: 'DIRECT',
-    channel: cmd.channel,
-    language: cmd.language,
-    // A deleted card is still described (brand, last digits); an unknown number describes nothing.
-    ...(stored && {
-      card: {
-        brand: stored.brand as CardBrand,
-        bin: stored.bin,
-        last4: stored.last4,
-        expiryDate: stored.expiryDate,
-        fingerprint: stored.fingerprint,
-        pseudoCardNumber: stored.pseudoCardNumber,
-      },
-    }),
-    order: cmd.order,
-    customerInfo: cmd.customerInfo,
-    urls: cmd.urls,
-    metadata: cmd.metadata,
-    informational: cmd.informational,
-    operations: [],
-    creationDate: now,
-    updatedAt: now,
-  };
-  if ((await deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
-    throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
-  }
+  // A deleted card is still described (brand, last digits); an unknown number describes nothing.
+  const payment = await insertPendingDirectPayment(
+    deps,
+    merchant,
+    cmd,
+    stored && {
+      brand: stored.brand as CardBrand,
+      bin: stored.bin,
+      last4: stored.last4,
+      expiryDate: stored.expiryDate,
+      fingerprint: stored.fingerprint,
+      pseudoCardNumber: stored.pseudoCardNumber,
+    },
+  );
   return finishPayment(deps, merchant, payment, plan.responseCode);
 }
 
