@@ -20,6 +20,19 @@ module.exports = {
       to: { path: '^src/(?!contracts/)|node_modules/(?!typebox/)' },
     },
     {
+      name: 'client-stands-alone',
+      comment: 'client/ (kassa/client, for merchants) uses only its generated types and libraries; no room imports it.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/(?!client/)' },
+    },
+    {
+      name: 'nothing-imports-client',
+      severity: 'error',
+      from: { path: '^src/(?!client/)' },
+      to: { path: '^src/client/' },
+    },
+    {
       name: 'domain-no-node-io',
       severity: 'error',
       from: { path: '^src/domain/' },

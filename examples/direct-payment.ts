@@ -1,19 +1,22 @@
 /**
- * A merchant's server-to-server (DIRECT) integration with Kassa, written the way a real one is:
- * OAuth 2 client credentials → access token → create payments with an Idempotency-Key → read them back.
+ * A merchant's server-to-server (DIRECT) integration with Kassa, written the way a real one is, with Kassa's typed
+ * client (`kassa/client`: openapi-fetch over types generated from openapi.json): OAuth 2 client credentials (the
+ * client caches the token), payments created with an Idempotency-Key, read back by transId, then a capture and a
+ * refund. Field names are Paygate v2's (docs/paygate-compatibility.md).
  *
  * Run against a local Kassa (its self-signed certificate trusted through NODE_EXTRA_CA_CERTS):
  *
  *   NODE_EXTRA_CA_CERTS=.kassa/tls-cert.pem KASSA_URL=https://localhost:8443 \
  *   KASSA_MERCHANT_ID=demo KASSA_API_KEY=kassa_sk_… node --import tsx examples/direct-payment.ts
- *
- * Uses only Node's built-in fetch: no Kassa SDK is needed.
  */
-import { randomUUID } from 'node:crypto';
+import { type CreatePaymentRequest, createKassaClient, type PaymentDetails } from 'kassa/client';
 
-const baseUrl = requireEnv('KASSA_URL');
-const merchantId = requireEnv('KASSA_MERCHANT_ID');
-const apiKey = requireEnv('KASSA_API_KEY');
+const kassa = createKassaClient({
+  baseUrl: requireEnv('KASSA_URL'),
+  merchantId: requireEnv('KASSA_MERCHANT_ID'),
+  apiKey: requireEnv('KASSA_API_KEY'),
+  auth: 'oauth2',
+});
 
 function requireEnv(name: string): string {
   const value = process.env[name];
@@ -24,34 +27,17 @@ function requireEnv(name: string): string {
   return value;
 }
 
-/** spec §4.1: exchange merchantId and API key for a Bearer token. */
-async function getAccessToken(): Promise<{ token: string; expiresIn: number }> {
-  const res = await fetch(`${baseUrl}/authorization/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: merchantId, client_secret: apiKey }),
-  });
-  const body = (await res.json()) as { access_token: string; expires_in: number; error?: string };
-  if (!res.ok) throw new Error(`token request failed: ${res.status} ${body.error}`);
-  return { token: body.access_token, expiresIn: body.expires_in };
-}
-
-async function api(token: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined && { 'content-type': 'application/json', 'idempotency-key': randomUUID() }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${json.code}: ${json.detail}`);
-  return json;
+/** The answer's data, or the problem's text (problem+json: code, responseDescription). */
+function ok<T>(res: { data?: T; error?: unknown; response: Response }, what: string): T {
+  if (res.data === undefined) {
+    const problem = res.error as { code?: string; responseDescription?: string } | undefined;
+    throw new Error(`${what} → ${res.response.status} ${problem?.code}: ${problem?.responseDescription}`);
+  }
+  return res.data;
 }
 
 /** What the shop's checkout collected from the cardholder's browser (needed for 3-D Secure). */
-const browserInfo = {
+const browserInfo: CreatePaymentRequest['browserInfo'] = {
   acceptHeaders: 'text/html,application/xhtml+xml',
   javaEnabled: false,
   javaScriptEnabled: true,
@@ -65,54 +51,67 @@ const browserInfo = {
 };
 
 async function pay(
-  token: string,
   label: string,
   cardNumber: string,
   captureMethod: 'AUTOMATIC' | 'MANUAL' = 'AUTOMATIC',
-) {
+): Promise<PaymentDetails> {
   const transId = `order-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-  const created = await api(token, 'POST', '/api/v1/payments', {
-    transId,
-    refNr: `invoice-${transId.slice(-6)}`,
-    amount: { value: 24_900, currency: 'DKK' }, // 249.00 DKK in minor units
-    captureMethod: { type: captureMethod },
-    paymentMethods: {
-      type: 'CARD',
-      integrationType: 'DIRECT',
-      card: { number: cardNumber, expiryDate: '203012', securityCode: '123', cardHolderName: 'Alma Jensen' },
-    },
-    browserInfo,
-  });
+  const created = ok(
+    await kassa.POST('/api/v2/payments', {
+      body: {
+        transId,
+        refNr: `invoice-${transId.slice(-6)}`,
+        amount: { value: 24_900, currency: 'DKK' }, // 249.00 DKK in minor units
+        captureMethod: { type: captureMethod },
+        paymentMethods: {
+          type: 'CARD',
+          integrationType: 'DIRECT',
+          card: { number: cardNumber, expiryDate: '203012', securityCode: '123', cardHolderName: 'Alma Jensen' },
+        },
+        browserInfo,
+      },
+    }),
+    'create payment',
+  );
   // Read it back the way a merchant reconciles: by its own transId.
-  const details = await api(token, 'GET', `/api/v1/payments/getByTransId/${encodeURIComponent(transId)}`);
+  const details = ok(
+    await kassa.GET('/api/v2/payments/getByTransId/{transID}', { params: { path: { transID: transId } } }),
+    'getByTransId',
+  );
   console.log(`\n== ${label}: ${details.status} ${details.responseCode} (${details.responseDescription})`);
   console.log(JSON.stringify(details, null, 2));
   if (details.payId !== created.payId) throw new Error('getByTransId returned another payment');
   return details;
 }
 
-const { token, expiresIn } = await getAccessToken();
-console.log(`access token obtained (expires in ${expiresIn} s)`);
-await pay(token, 'Visa, 3-D Secure Y (frictionless)', '4000000000010001');
-await pay(token, 'Visa, 3-D Secure N (not authenticated)', '4000000000010027');
-await pay(token, 'Visa, declined by the issuer (insufficient funds)', '4000000000011009');
+console.log('OAuth 2 client credentials: the client fetches and caches the access token');
+await pay('Visa, 3-D Secure Y (frictionless)', '4000000000010001');
+await pay('Visa, 3-D Secure N (not authenticated)', '4000000000010027');
+await pay('Visa, declined by the issuer (insufficient funds)', '4000000000011009');
 
 // MANUAL capture: authorize at checkout, capture what ships, refund what comes back. Amounts are the merchant's own
-// (minor units); Kassa answers the binding totals.
-const order = await pay(token, 'Mastercard, MANUAL capture: authorized', '5100000000010007', 'MANUAL');
-const payPath = `/api/v1/payments/${order.payId}`;
-const captured = await api(token, 'POST', `${payPath}/captures`, {
-  transId: order.transId,
-  amount: { value: 15_000, currency: 'DKK' }, // the first parcel: 150.00 of 249.00 DKK
-  refNr: 'shipment-1',
-});
+// (minor units); Kassa answers each operation's result with the binding totals in `payment`.
+const order = await pay('Mastercard, MANUAL capture: authorized', '5100000000010007', 'MANUAL');
+const path = { params: { path: { payId: order.payId } } };
+const captured = ok(
+  await kassa.POST('/api/v2/payments/{payId}/captures', {
+    ...path,
+    body: { transId: `${order.transId}-ship-1`, amount: { value: 15_000, currency: 'DKK' }, refNr: 'shipment-1' },
+  }),
+  'capture',
+);
 console.log(`\n== captured 150.00 DKK: ${captured.status}`);
-const refunded = await api(token, 'POST', `${payPath}/refunds`, {
-  transId: order.transId,
-  amount: { value: 4_000, currency: 'DKK' }, // one item returned: 40.00 DKK
-  refNr: 'return-1',
-});
+const refunded = ok(
+  await kassa.POST('/api/v2/payments/{payId}/refunds', {
+    ...path,
+    body: { transId: `${order.transId}-return-1`, amount: { value: 4_000, currency: 'DKK' }, refNr: 'return-1' },
+  }),
+  'refund',
+);
 console.log(`== refunded 40.00 DKK: ${refunded.status}`);
-const details = await api(token, 'GET', `/api/v1/payments/getByPayId/${order.payId}`);
+const details = ok(
+  await kassa.GET('/api/v2/payments/getByPayId/{payID}', { params: { path: { payID: order.payId } } }),
+  'getByPayId',
+);
 console.log('\n== after a partial capture and a partial refund');
 console.log(JSON.stringify(details, null, 2));

@@ -1,0 +1,2 @@
+export * from './kassa-client.js';
+export type { components, paths, webhooks } from './openapi.js';
