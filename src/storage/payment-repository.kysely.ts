@@ -146,12 +146,15 @@ export class KyselyPaymentRepository implements PaymentRepository {
 
   async update(p: Payment): Promise<void> {
     await this.db.updateTable('payment').set(mutableColumns(p)).where('pay_id', '=', p.payId).execute();
-    const stored = await this.db.selectFrom('payment_operation').select('x_id').where('pay_id', '=', p.payId).execute();
+    // One read gives both what is stored and the last seq (issue 12: no separate max(seq) per update).
+    const stored = await this.db
+      .selectFrom('payment_operation')
+      .select(['x_id', 'seq'])
+      .where('pay_id', '=', p.payId)
+      .execute();
     const known = new Set(stored.map((r) => r.x_id));
-    await this.insertOperations(
-      p.payId,
-      p.operations.filter((op) => !known.has(op.xId)),
-    );
+    const fresh = p.operations.filter((op) => !known.has(op.xId));
+    await this.insertAfter(p.payId, Math.max(0, ...stored.map((r) => Number(r.seq))), fresh);
   }
 
   async insertOperations(payId: string, operations: PaymentOperation[]): Promise<void> {
@@ -161,10 +164,15 @@ export class KyselyPaymentRepository implements PaymentRepository {
       .select((eb) => eb.fn.max('seq').as('seq'))
       .where('pay_id', '=', payId)
       .executeTakeFirst();
-    const base = Number(last?.seq ?? 0);
+    await this.insertAfter(payId, Number(last?.seq ?? 0), operations);
+  }
+
+  /** Inserts operations numbered after `lastSeq` (the unique (pay_id, seq) index refuses a stale number). */
+  private async insertAfter(payId: string, lastSeq: number, operations: PaymentOperation[]): Promise<void> {
+    if (operations.length === 0) return;
     await this.db
       .insertInto('payment_operation')
-      .values(operations.map((op, i) => operationToRow(payId, base + i + 1, op)))
+      .values(operations.map((op, i) => operationToRow(payId, lastSeq + i + 1, op)))
       .execute();
   }
 

@@ -48,12 +48,15 @@ function prepare(sql) {
   return stmt;
 }
 const serialize = (e) => ({ message: String(e && e.message), name: String(e && e.name), code: e && e.code });
+let current = 0;
 function reply(message) {
+  message.id = current;
   port.postMessage(message);
-  Atomics.store(flag, 0, 1);
+  Atomics.add(flag, 0, 1);
   Atomics.notify(flag, 0);
 }
 port.on('message', (m) => {
+  current = m.id;
   try {
     if (m.op === 'open') {
       db = new Database(file);
@@ -107,6 +110,7 @@ export class SqliteWriterThread {
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private nextId = 0;
+  private callId = 0;
   private dead: Error | undefined;
 
   /** Opens `file` in the writer thread (WAL, synchronous=FULL, foreign keys, busy_timeout 5 s). @throws on failure. */
@@ -176,15 +180,24 @@ export class SqliteWriterThread {
 
   private call(message: Record<string, unknown>): StatementResult {
     if (this.dead) throw this.dead;
-    Atomics.store(this.signal, 0, 0);
-    this.port.postMessage(message);
-    if (Atomics.wait(this.signal, 0, 0, STATEMENT_TIMEOUT_MS) === 'timed-out') {
-      throw new Error(`SQLite writer did not answer within ${STATEMENT_TIMEOUT_MS} ms`);
+    const id = ++this.callId;
+    const deadline = Date.now() + STATEMENT_TIMEOUT_MS;
+    let seen = Atomics.load(this.signal, 0);
+    this.port.postMessage({ ...message, id });
+    // The worker posts its answer, then bumps the counter and wakes us. Answers are matched by id, and the port is
+    // read again after every wake-up, so neither a late answer nor the order of the two steps can mislead us.
+    for (;;) {
+      const reply = receiveMessageOnPort(this.port)?.message as (SyncReply & { id: number }) | undefined;
+      if (reply !== undefined && reply.id === id) {
+        if (!reply.ok) throw Object.assign(deserialize(reply.error), { inTransaction: reply.inTransaction });
+        return reply.result;
+      }
+      if (reply !== undefined) continue; // an answer to an earlier call that timed out
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`SQLite writer did not answer within ${STATEMENT_TIMEOUT_MS} ms`);
+      Atomics.wait(this.signal, 0, seen, Math.min(left, 100));
+      seen = Atomics.load(this.signal, 0);
     }
-    const reply = receiveMessageOnPort(this.port)?.message as SyncReply | undefined;
-    if (reply === undefined) throw new Error('SQLite writer answered nothing');
-    if (!reply.ok) throw Object.assign(deserialize(reply.error), { inTransaction: reply.inTransaction });
-    return reply.result;
   }
 
   private fail(error: Error): void {
