@@ -62,7 +62,7 @@ export function decideAfterAuthentication(transStatus: TransStatus, transStatusR
 /** The 3-D Secure inputs of an authorization, as the create request (or the stored browser state) gives them. */
 export type AuthenticationCommand = Pick<
   CreatePaymentCommand,
-  'channel' | 'browserInfo' | 'sdkInfo' | 'challengePreference'
+  'channel' | 'browserInfo' | 'sdkInfo' | 'challengePreference' | 'threeDsPolicy'
 >;
 
 const isChallengeRequest = (r: ChallengeRequest | Record<string, never>): r is ChallengeRequest =>
@@ -106,6 +106,7 @@ export async function authenticateAndAuthorize(
         browserInfo: cmd.browserInfo,
         sdkInfo: cmd.sdkInfo,
         challengePreference: cmd.challengePreference,
+        threeDsPolicy: cmd.threeDsPolicy,
         credentialOnFile: payment.informational?.credentialOnFile,
         threeDSCompInd: !cardRange?.threeDSMethodURL ? 'U' : (threeDSCompInd ?? 'N'),
         notificationURL: links.challengeNotificationUrl(payment.payId),
@@ -138,7 +139,8 @@ export async function authenticateAndAuthorize(
     });
     if (decision.next === 'FAIL') return finishPayment(deps, merchant, payment, decision.responseCode);
   }
-  return authorizeAtAcquirer(deps, merchant, payment, card);
+  // A frictionless result with an exemption asked for: the acquirer applies it (a challenge made it moot).
+  return authorizeAtAcquirer(deps, merchant, payment, card, undefined, cmd.threeDsPolicy?.exemption?.reason);
 }
 
 /**
@@ -197,7 +199,8 @@ async function awaitResult(
  * Authorizes (and for AUTOMATIC capture also captures) the payment's total at the acquirer and records the
  * result. An unknown outcome (transport failure) keeps the payment PENDING (60020001): never assume success.
  * `storedCredential`: the indicator of a stored-credential payment (default: the cardholder-initiated one the
- * payment's `credentialOnFile` implies); an approved initial payment stores the card.
+ * payment's `credentialOnFile` implies); an approved initial payment stores the card. `exemption`: the SCA
+ * exemption reason the merchant asked for (Paygate threeDsPolicy.exemption), flagged to the acquirer.
  */
 export async function authorizeAtAcquirer(
   deps: PaymentServiceDeps,
@@ -205,6 +208,7 @@ export async function authorizeAtAcquirer(
   pending: Payment,
   card: CardInput,
   storedCredential: StoredCredentialIndicator | undefined = cardholderIndicator(pending),
+  exemption?: string,
 ): Promise<Payment> {
   const { store, clock, ids } = deps;
   let payment = pending;
@@ -239,6 +243,10 @@ export async function authorizeAtAcquirer(
         dsTransID: payment.threeDS.dsTransID ?? '',
       },
       ...(storedCredential !== undefined && { storedCredential }),
+      ...(payment.informational?.statementDescriptor !== undefined && {
+        statementDescriptor: payment.informational.statementDescriptor,
+      }),
+      ...(exemption !== undefined && { exemption }),
     });
   } catch (error) {
     deps.onUnexpectedError?.(payment.payId, 'acquirer', error);

@@ -57,6 +57,8 @@ export async function createDirectPayment(
   // Mail and telephone orders are out of scope of SCA (EBA Opinion on the implementation of the PSD2 RTS, June 2018;
   // paygate-v2-wire.md §2 `channel: MOTO`): no cardholder browser or app to authenticate, so no 3-D Secure.
   if (cmd.channel === 'MOTO') return authorizeAtAcquirer(deps, merchant, payment, card);
+  // Paygate `threeDsPolicy.skip` THIS_TRANSACTION / OUT_OF_SCOPE: the merchant takes the liability, no 3-D Secure.
+  if (skipsThreeDS(cmd)) return authorizeAtAcquirer(deps, merchant, payment, card);
   // Merchant-initiated: out of scope of SCA (PSD2 RTS art. 13/14, the schemes' MIT frameworks), no 3-D Secure; the
   // network needs the initial payment's schemeReferenceId instead.
   if (plan.kind === 'SUBSEQUENT' && plan.use === 'MIT')
@@ -119,6 +121,7 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
   if (
     deviceChannelOf(cmd.channel) === 'BROWSER' &&
     cmd.channel !== 'MOTO' &&
+    !skipsThreeDS(cmd) &&
     cmd.integrationType === 'DIRECT' &&
     !cmd.browserInfo &&
     !merchantInitiated
@@ -130,4 +133,9 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
     if (problem) errors.push({ field: `urls.${name}`, message: problem });
   }
   if (errors.length > 0) throw validationError(errors);
+}
+
+/** Whether the merchant skips 3-D Secure for this payment (Paygate `threeDsPolicy.skip` THIS_TRANSACTION, OUT_OF_SCOPE). */
+function skipsThreeDS(cmd: CreatePaymentCommand): boolean {
+  return cmd.threeDsPolicy?.skip === 'THIS_TRANSACTION' || cmd.threeDsPolicy?.skip === 'OUT_OF_SCOPE';
 }

@@ -56,7 +56,7 @@ export async function startBrowserAuthentication(
   merchant: Merchant,
   pending: Payment,
   card: CardInput,
-  cmd: Pick<AuthenticationCommand, 'browserInfo' | 'challengePreference'>,
+  cmd: Pick<AuthenticationCommand, 'browserInfo' | 'challengePreference' | 'threeDsPolicy'>,
   options: { vaulted?: boolean } = {},
 ): Promise<Payment> {
   const { store, clock, ids } = deps;
@@ -85,6 +85,7 @@ export async function startBrowserAuthentication(
     authentication: {
       challengePreference: cmd.challengePreference,
       ...(cmd.browserInfo !== undefined && { browserInfo: cmd.browserInfo }),
+      ...(cmd.threeDsPolicy !== undefined && { threeDsPolicy: cmd.threeDsPolicy }),
     },
     redirectNonce: ids.randomToken(16),
     redirectExpiresAt: expiresAt,
@@ -181,6 +182,7 @@ export async function continueAfterThreeDSMethod(
       channel: 'ECOM',
       browserInfo: t.authentication?.browserInfo,
       challengePreference: t.authentication?.challengePreference ?? 'NO_PREFERENCE',
+      threeDsPolicy: t.authentication?.threeDsPolicy,
     },
     threeDSCompInd,
   );

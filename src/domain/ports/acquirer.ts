@@ -16,6 +16,16 @@ export interface AcquirerAuthorizationRequest {
   currency: string;
   /** true: authorize and capture in one message (sale); false: authorization only. */
   capture: boolean;
+  /**
+   * The text for the cardholder's statement (Paygate `statementDescriptor`, paygate-v2-wire.md §2): the soft
+   * descriptor the acquirer passes to the network.
+   */
+  statementDescriptor?: string;
+  /**
+   * An SCA exemption the merchant asks the acquirer to apply (Paygate `paymentMethods.card.threeDsPolicy.exemption`
+   * reason: TRANSACTION_RISK_ANALYSIS, LOW_VALUE, …), flagged in the authorization as PSD2 acquirer exemptions are.
+   */
+  exemption?: string;
   /** 3-D Secure data passed on to the issuer, when authentication took place. */
   threeDS?: { transStatus: string; eci?: string; authenticationValue?: string; dsTransID: string };
   /**

@@ -17,10 +17,13 @@ export type TransStatus = 'Y' | 'N' | 'U' | 'A' | 'C' | 'D' | 'R' | 'I';
 export type DeviceChannel = '01' | '02';
 
 /**
- * EMVCo threeDSRequestorChallengeInd: 01 no preference, 02 no challenge requested,
- * 03 challenge requested (requestor preference), 04 challenge requested (mandate).
+ * EMVCo threeDSRequestorChallengeInd (EMV 3DS 2.2): 01 no preference, 02 no challenge requested, 03 challenge
+ * requested (requestor preference), 04 challenge requested (mandate), 05 no challenge requested (transactional risk
+ * analysis already performed), 06 no challenge requested (data share only), 07 no challenge requested (strong
+ * consumer authentication already performed), 08 no challenge requested (utilise whitelist exemption), 09 challenge
+ * requested (whitelist prompt requested).
  */
-export type ThreeDSRequestorChallengeInd = '01' | '02' | '03' | '04';
+export type ThreeDSRequestorChallengeInd = '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
 
 /** Browser data of an AReq for deviceChannel 02 (EMVCo browser* fields). */
 export interface AReqBrowserData {

@@ -3,8 +3,10 @@
  * DirectoryServer port and checks the ARes before anything trusts it (DESIGN.md §6, spec §3).
  * Pure domain: time comes from the Clock port, transport from the DirectoryServer port.
  */
+
 import { code as currencyByCode } from 'currency-codes';
 import countries from 'i18n-iso-countries';
+import type { ThreeDsPolicy } from '../../contracts/create-request.js';
 import type { CredentialOnFile } from '../cards/credential-on-file.js';
 import type { ThreeDSResult } from '../payments/payment.js';
 import type { BrowserInfo, ChallengePreference, SdkInfo } from '../payments/payment-request.js';
@@ -89,6 +91,8 @@ export interface AReqInput {
   /** Required for APP. */
   sdkInfo?: SdkInfo;
   challengePreference: ChallengePreference;
+  /** Paygate's `skip` (DATA_ONLY) and `exemption`, which set threeDSRequestorChallengeInd (challengeIndicatorOf). */
+  threeDsPolicy?: ThreeDsPolicyIndicators;
   /**
    * The payment's `credentialOnFile`, when it has one: an initial payment that stores the card sends the EMVCo
    * stored-credential fields (see storedCredentialAReqFields); absent → threeDSRequestorAuthenticationInd 01.
@@ -115,6 +119,27 @@ export const CHALLENGE_INDICATOR: Readonly<Record<ChallengePreference, ThreeDSRe
   REQUEST_CHALLENGE: '03',
   MANDATE_CHALLENGE: '04',
 };
+
+/** Paygate's `skip` and `exemption` of `paymentMethods.card.threeDsPolicy` that reach the AReq. */
+export type ThreeDsPolicyIndicators = Pick<ThreeDsPolicy, 'skip' | 'exemption'>;
+
+/**
+ * The AReq's threeDSRequestorChallengeInd for a payment (EMV 3DS 2.2): `skip: DATA_ONLY` → 06 (data share only);
+ * an exemption → 05 for TRANSACTION_RISK_ANALYSIS, 08 for TRUSTED_BENEFICIARY (whitelist), 02 (no challenge
+ * requested) for the exemptions 2.2 has no indicator for (LOW_VALUE, SECURE_CORPORATE_PAYMENT, DELEGATE_AUTHORITY);
+ * else the challenge preference (01–04). `skip` THIS_TRANSACTION / OUT_OF_SCOPE send no AReq at all (the caller's rule).
+ */
+export function challengeIndicatorOf(
+  preference: ChallengePreference,
+  policy: ThreeDsPolicyIndicators | undefined,
+): ThreeDSRequestorChallengeInd {
+  if (policy?.skip === 'DATA_ONLY') return '06';
+  const reason = policy?.exemption?.reason;
+  if (policy?.exemption !== undefined) {
+    return reason === 'TRANSACTION_RISK_ANALYSIS' ? '05' : reason === 'TRUSTED_BENEFICIARY' ? '08' : '02';
+  }
+  return CHALLENGE_INDICATOR[preference];
+}
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
@@ -190,7 +215,7 @@ export function buildAReq(input: AReqInput): AuthenticationRequest {
     threeDSServerRefNumber: KASSA_THREE_DS_SERVER_REF_NUMBER,
     threeDSRequestorURL: input.threeDSRequestorURL,
     threeDSCompInd: input.threeDSCompInd,
-    threeDSRequestorChallengeInd: CHALLENGE_INDICATOR[input.challengePreference],
+    threeDSRequestorChallengeInd: challengeIndicatorOf(input.challengePreference, input.threeDsPolicy),
     ...storedCredentialAReqFields(input.credentialOnFile, input.expiryDate),
     deviceChannel: input.channel === 'APP' ? '01' : '02',
     messageCategory: '01',

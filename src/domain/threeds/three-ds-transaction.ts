@@ -3,9 +3,11 @@
  * the ARes said (acsTransID, acsURL, version), the CReq to post, the 3DS Method's outcome and the redirect link's
  * nonce and expiry. Stored in the `three_ds_transaction` table (one row per payment).
  */
+
 import type { BrowserInfo, ChallengePreference } from '../payments/payment-request.js';
 import type { ChallengeWindowSize } from './authentication-response.js';
 import type { MessageVersion } from './three-ds-messages.js';
+import type { ThreeDsPolicyIndicators } from './three-ds-server.js';
 
 /**
  * Where a payment's 3-D Secure stands:
@@ -47,7 +49,12 @@ export interface ThreeDSTransaction {
   /** Browser challenge: the `creq` form field (base64url of the spec §2.3 challengeRequest JSON). */
   creq?: string;
   /** What a deferred AReq needs besides the card (the 3DS Method runs first): the merchant's request data. */
-  authentication?: { challengePreference: ChallengePreference; browserInfo?: BrowserInfo };
+  authentication?: {
+    challengePreference: ChallengePreference;
+    browserInfo?: BrowserInfo;
+    /** Paygate's skip (DATA_ONLY) and exemption, for the AReq sent after the 3DS Method. */
+    threeDsPolicy?: ThreeDsPolicyIndicators;
+  };
   /** ≥ 128-bit random nonce; the redirect token is derived from it (hosted/threeds/three-ds-links.ts, through the PageLinks port), never stored itself. */
   redirectNonce: string;
   /** After this instant every redirect link of the payment is refused and the payment expires. */

@@ -17,6 +17,12 @@ export interface SettlementRecord {
   value: number;
   currency: string;
   acquirerReference: string;
+  /** AUTHORIZATION/SALE: the text for the cardholder's statement (Paygate `statementDescriptor`), when sent. */
+  statementDescriptor?: string;
+  /** AUTHORIZATION/SALE: the SCA exemption the merchant asked the acquirer to apply (Paygate threeDsPolicy). */
+  exemption?: string;
+  /** CAPTURE: the final capture of its authorization (Paygate `finishAuth: "Y"`); the uncaptured rest is released. */
+  finalCapture?: boolean;
   /** ISO 8601. */
   at: string;
 }

@@ -75,7 +75,12 @@ export class SimulatorAcquirer implements Acquirer {
     if (decline) return { outcome: 'DECLINED', acquirerReference, ...decline };
     await this.settle(
       request.capture ? 'SALE' : 'AUTHORIZATION',
-      { ...request, authorizationXId: request.xId },
+      {
+        ...request,
+        authorizationXId: request.xId,
+        ...(request.statementDescriptor !== undefined && { statementDescriptor: request.statementDescriptor }),
+        ...(request.exemption !== undefined && { exemption: request.exemption }),
+      },
       acquirerReference,
     );
     return {
@@ -129,10 +134,14 @@ export class SimulatorAcquirer implements Acquirer {
 
   private settle(
     type: SettlementRecord['type'],
-    request: Pick<SettlementRecord, 'xId' | 'authorizationXId' | 'payId' | 'merchantId' | 'value' | 'currency'>,
+    request: Pick<SettlementRecord, 'xId' | 'authorizationXId' | 'payId' | 'merchantId' | 'value' | 'currency'> &
+      Partial<Pick<SettlementRecord, 'statementDescriptor' | 'exemption' | 'finalCapture'>>,
     acquirerReference: string,
   ): Promise<void> {
     return this.ledger.append({
+      ...(request.statementDescriptor !== undefined && { statementDescriptor: request.statementDescriptor }),
+      ...(request.exemption !== undefined && { exemption: request.exemption }),
+      ...(request.finalCapture && { finalCapture: true }),
       type,
       xId: request.xId,
       authorizationXId: request.authorizationXId,

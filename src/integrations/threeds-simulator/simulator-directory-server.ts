@@ -431,7 +431,7 @@ export class SimulatorDirectoryServer implements DirectoryServer {
     need('threeDSServerTransID', UUID);
     need('threeDSServerRefNumber', /^.{1,32}$/);
     need('threeDSRequestorURL', /^https?:\/\/\S{1,2040}$/);
-    need('threeDSRequestorChallengeInd', /^0[1-4]$/);
+    need('threeDSRequestorChallengeInd', /^0[1-9]$/);
     need('deviceChannel', /^0[12]$/);
     need('messageCategory', /^01$/);
     need('acctNumber', /^\d{13,19}$/);

@@ -8,6 +8,9 @@ import { buildServices, type Services } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config/config.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
+import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
+import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
+import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import { migrateToLatest } from '../../../src/storage/create-db.js';
 import { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { testPan } from '../../helpers/cards.js';
@@ -24,6 +27,7 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
   let merchant: Merchant;
   const clock = fixedClock(new Date().toISOString());
   const returned: string[] = [];
+  const ledger = new MemorySettlementLedger();
 
   beforeAll(async () => {
     database = await freshDatabase(dialect);
@@ -37,7 +41,11 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
       config,
       database.db,
       { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
-      { clock, threeDSSimulator: { decoupledDelayMs: 200, resultsRetryDelayMs: 200 } },
+      {
+        clock,
+        threeDSSimulator: { decoupledDelayMs: 200, resultsRetryDelayMs: 200 },
+        acquirer: new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), ledger, () => clock.now()),
+      },
       { onPaymentFinal: (p) => returned.push(p.payId) },
     );
     store = new KyselyStore(database.db.kysely);
@@ -112,6 +120,78 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
     expect(p.threeDS).toBeUndefined();
     expect(await store.threeDSTransactions.find(p.payId)).toBeUndefined();
     expect(await outboxTypes(p.payId)).toEqual(['payment.authorized']);
+  });
+
+  it('statementDescriptor reaches the acquirer simulator and is in its settlement record', async () => {
+    const p = await services.payments.createDirectPayment(
+      merchant,
+      direct(testPan('40000000', '1000'), { informational: { statementDescriptor: 'KASSA*ORDER 1042' } }),
+    );
+    const records = (await ledger.records()).filter((r) => r.payId === p.payId);
+    expect(records).toMatchObject([{ type: 'AUTHORIZATION', statementDescriptor: 'KASSA*ORDER 1042' }]);
+  });
+
+  it.each(['THIS_TRANSACTION', 'OUT_OF_SCOPE'] as const)(
+    'threeDsPolicy.skip %s authorizes without an AReq, even for a challenge card',
+    async (skip) => {
+      const p = await services.payments.createDirectPayment(
+        merchant,
+        direct(testPan('40000000', '1005'), { threeDsPolicy: { skip } }),
+      );
+      expect(p).toMatchObject({ status: 'AUTHORIZED' });
+      expect(p.threeDS).toBeUndefined();
+      expect(await outboxTypes(p.payId)).toEqual(['payment.authorized']);
+    },
+  );
+
+  it.each([
+    ['TRANSACTION_RISK_ANALYSIS', '05'],
+    ['TRUSTED_BENEFICIARY', '08'],
+    ['LOW_VALUE', '02'],
+  ] as const)(
+    'exemption %s asks for no challenge in the AReq (threeDSRequestorChallengeInd %s) and is flagged to the acquirer',
+    async (reason, indicator) => {
+      const sent: string[] = [];
+      const ds = services.threeDSSimulator;
+      if (!ds) throw new Error('no simulator');
+      const original = ds.authenticate.bind(ds);
+      ds.authenticate = async (areq) => {
+        sent.push(areq.threeDSRequestorChallengeInd);
+        return original(areq);
+      };
+      try {
+        const p = await services.payments.createDirectPayment(
+          merchant,
+          direct(testPan('40000000', '1000'), { threeDsPolicy: { exemption: { reason } } }),
+        );
+        expect(p.status).toBe('AUTHORIZED');
+        expect(sent).toEqual([indicator]);
+        const records = (await ledger.records()).filter((r) => r.payId === p.payId);
+        expect(records).toMatchObject([{ type: 'AUTHORIZATION', exemption: reason }]);
+      } finally {
+        ds.authenticate = original;
+      }
+    },
+  );
+
+  it('skip DATA_ONLY sends the AReq with threeDSRequestorChallengeInd 06 (data share only)', async () => {
+    const sent: string[] = [];
+    const ds = services.threeDSSimulator;
+    if (!ds) throw new Error('no simulator');
+    const original = ds.authenticate.bind(ds);
+    ds.authenticate = async (areq) => {
+      sent.push(areq.threeDSRequestorChallengeInd);
+      return original(areq);
+    };
+    try {
+      await services.payments.createDirectPayment(
+        merchant,
+        direct(testPan('40000000', '1000'), { threeDsPolicy: { skip: 'DATA_ONLY' } }),
+      );
+      expect(sent).toEqual(['06']);
+    } finally {
+      ds.authenticate = original;
+    }
   });
 
   it('a getByPayId of another merchant is PAYMENT_NOT_FOUND like a missing one', async () => {
