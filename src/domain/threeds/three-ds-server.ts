@@ -127,15 +127,19 @@ export type ThreeDsPolicyIndicators = Pick<ThreeDsPolicy, 'skip' | 'exemption'>;
  * The AReq's threeDSRequestorChallengeInd for a payment (EMV 3DS 2.2): `skip: DATA_ONLY` → 06 (data share only);
  * an exemption → 05 for TRANSACTION_RISK_ANALYSIS, 08 for TRUSTED_BENEFICIARY (whitelist), 02 (no challenge
  * requested) for the exemptions 2.2 has no indicator for (LOW_VALUE, SECURE_CORPORATE_PAYMENT, DELEGATE_AUTHORITY);
- * else the challenge preference (01–04). `skip` THIS_TRANSACTION / OUT_OF_SCOPE send no AReq at all (the caller's rule).
+ * else the challenge preference (01–04). On 2.1.0 (no 05–09) every "no challenge" is 02. `skip` THIS_TRANSACTION / OUT_OF_SCOPE send no AReq at all (the caller's rule).
  */
 export function challengeIndicatorOf(
   preference: ChallengePreference,
   policy: ThreeDsPolicyIndicators | undefined,
+  messageVersion: MessageVersion = '2.2.0',
 ): ThreeDSRequestorChallengeInd {
-  if (policy?.skip === 'DATA_ONLY') return '06';
+  // 2.1.0 knows 01–04 only: what 2.2.0 says with 05–09 is "no challenge requested" (02) there.
+  const v22 = isAtLeast220(messageVersion);
+  if (policy?.skip === 'DATA_ONLY') return v22 ? '06' : '02';
   const reason = policy?.exemption?.reason;
   if (policy?.exemption !== undefined) {
+    if (!v22) return '02';
     return reason === 'TRANSACTION_RISK_ANALYSIS' ? '05' : reason === 'TRUSTED_BENEFICIARY' ? '08' : '02';
   }
   return CHALLENGE_INDICATOR[preference];
@@ -215,7 +219,11 @@ export function buildAReq(input: AReqInput): AuthenticationRequest {
     threeDSServerRefNumber: KASSA_THREE_DS_SERVER_REF_NUMBER,
     threeDSRequestorURL: input.threeDSRequestorURL,
     threeDSCompInd: input.threeDSCompInd,
-    threeDSRequestorChallengeInd: challengeIndicatorOf(input.challengePreference, input.threeDsPolicy),
+    threeDSRequestorChallengeInd: challengeIndicatorOf(
+      input.challengePreference,
+      input.threeDsPolicy,
+      input.messageVersion,
+    ),
     ...storedCredentialAReqFields(input.credentialOnFile, input.expiryDate),
     deviceChannel: input.channel === 'APP' ? '01' : '02',
     messageCategory: '01',

@@ -431,7 +431,11 @@ export class SimulatorDirectoryServer implements DirectoryServer {
     need('threeDSServerTransID', UUID);
     need('threeDSServerRefNumber', /^.{1,32}$/);
     need('threeDSRequestorURL', /^https?:\/\/\S{1,2040}$/);
-    need('threeDSRequestorChallengeInd', /^0[1-9]$/);
+    // 01–04 in 2.1.0; 2.2.0 adds 05–09 (TRA performed, data share only, SCA performed, whitelist).
+    need(
+      'threeDSRequestorChallengeInd',
+      versionIndex(String(raw.messageVersion)) >= versionIndex('2.2.0') ? /^0[1-9]$/ : /^0[1-4]$/,
+    );
     need('deviceChannel', /^0[12]$/);
     need('messageCategory', /^01$/);
     need('acctNumber', /^\d{13,19}$/);

@@ -12,6 +12,7 @@ import {
   type AReqInput,
   authenticate,
   buildAReq,
+  challengeIndicatorOf,
   checkARes,
   negotiateMessageVersion,
   threeDSResultFromARes,
@@ -129,6 +130,18 @@ describe('buildAReq', () => {
     ['MANDATE_CHALLENGE', '04'],
   ] as const)('challenge preference %s becomes threeDSRequestorChallengeInd %s', (preference, indicator) => {
     expect(buildAReq(areqInput({ challengePreference: preference })).threeDSRequestorChallengeInd).toBe(indicator);
+  });
+
+  it.each([
+    [{ skip: 'DATA_ONLY' }, '2.2.0', '06'],
+    [{ exemption: { reason: 'TRANSACTION_RISK_ANALYSIS' } }, '2.2.0', '05'],
+    [{ exemption: { reason: 'TRUSTED_BENEFICIARY' } }, '2.3.1', '08'],
+    [{ exemption: { reason: 'LOW_VALUE' } }, '2.2.0', '02'],
+    [{ exemption: { reason: 'TRANSACTION_RISK_ANALYSIS' } }, '2.1.0', '02'],
+    [{ skip: 'DATA_ONLY' }, '2.1.0', '02'],
+    [{}, '2.2.0', '03'],
+  ] as const)('threeDsPolicy %j on %s becomes threeDSRequestorChallengeInd %s', (policy, version, indicator) => {
+    expect(challengeIndicatorOf('REQUEST_CHALLENGE', policy, version)).toBe(indicator);
   });
 
   it('carries the browser data for the browser channel (deviceChannel 02)', () => {

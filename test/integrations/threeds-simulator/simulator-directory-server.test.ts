@@ -280,7 +280,7 @@ describe('SimulatorDirectoryServer: AReq checks like a DS', () => {
     ['a non-UUID threeDSServerTransID', '203', (a) => (a.threeDSServerTransID = 'abc'), 'BROWSER'],
     ['a missing purchaseAmount', '201', (a) => delete a.purchaseAmount, 'BROWSER'],
     ['an alphabetic purchaseCurrency', '203', (a) => (a.purchaseCurrency = 'DKK'), 'BROWSER'],
-    ['threeDSRequestorChallengeInd 05', '203', (a) => (a.threeDSRequestorChallengeInd = '05'), 'BROWSER'],
+    ['threeDSRequestorChallengeInd 10', '203', (a) => (a.threeDSRequestorChallengeInd = '10' as never), 'BROWSER'],
     ['deviceChannel 03 (3RI, not supported)', '203', (a) => (a.deviceChannel = '03'), 'BROWSER'],
     [
       'a missing threeDSRequestorAuthenticationInd',
