@@ -32,6 +32,7 @@ import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
+import { AUTH_FAILURE_LIMIT, AuthFailureLimit, InMemoryAttemptCounters } from './http/auth/failure-limit.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
 import { IdempotentReplies } from './http/plugins/idempotency.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
@@ -282,7 +283,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const authEpoch = new KyselyAuthEpoch(db.kysely);
-  const auth = merchantAuth(new CredentialCache(services.merchants, () => authEpoch.read()), tokens);
+  const authFailures = new AuthFailureLimit(new InMemoryAttemptCounters(AUTH_FAILURE_LIMIT.windowMs), () =>
+    clock.now(),
+  );
+  const auth = merchantAuth(new CredentialCache(services.merchants, () => authEpoch.read()), tokens, authFailures);
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
   app.setErrorHandler(problemErrorHandler);
@@ -382,7 +386,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
   await app.register(metricsRoute, { metrics, adminToken: config.adminToken });
-  await app.register(oauthTokenRoute, { merchants: services.merchants, tokens });
+  await app.register(oauthTokenRoute, { merchants: services.merchants, tokens, failures: authFailures });
   await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
   await app.register(schemaRoutes);
   // Every `kassa serve` process delivers notifications and sweeps expired links (server/background-jobs.ts).

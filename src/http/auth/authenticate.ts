@@ -4,6 +4,7 @@ import { sendProblem } from '../problem.js';
 import type { AccessTokens } from './access-tokens.js';
 import { parseBasicAuthorization } from './basic-credentials.js';
 import type { CredentialCache } from './credential-cache.js';
+import type { AuthFailureLimit } from './failure-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,13 +24,20 @@ export function merchantOf(request: FastifyRequest): Merchant {
  * Every failure answers the same 401, whether the merchant exists or not. Lookups go through the credential cache
  * (revocation effective at once on every node).
  */
-export function merchantAuth(credentials: CredentialCache, tokens: AccessTokens) {
+export function merchantAuth(credentials: CredentialCache, tokens: AccessTokens, failures?: AuthFailureLimit) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     let merchant: Merchant | undefined;
     const basic = parseBasicAuthorization(header);
     if (basic) {
+      // Failed Basic authentications are limited per merchant id and source address, like the token endpoint's.
+      if (failures && (await failures.blocked('basic', basic.id, request.ip))) {
+        reply.header('retry-after', failures.retryAfterSeconds());
+        await sendProblem(request, reply, 'RATE_LIMITED', 'too many failed authentications; retry later');
+        return;
+      }
       merchant = await credentials.byApiKey(basic.id, basic.secret);
+      if (!merchant) await failures?.failed('basic', basic.id, request.ip);
     } else {
       const bearer = header?.match(/^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i)?.[1];
       const claims = bearer ? await tokens.verify(bearer) : undefined;

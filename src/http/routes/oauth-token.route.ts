@@ -2,9 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MerchantService } from '../../domain/merchants/merchant-service.js';
 import type { AccessTokens } from '../auth/access-tokens.js';
 import { parseBasicAuthorization } from '../auth/basic-credentials.js';
+import type { AuthFailureLimit } from '../auth/failure-limit.js';
 
-/** Token endpoint limits: per client IP and per client_id, each this many requests per minute. */
-export const TOKEN_RATE_LIMIT = { perIp: 60, perClient: 30, timeWindow: '1 minute' } as const;
+/**
+ * Token endpoint limit per client IP, requests per minute. Failed client authentications are limited per client_id
+ * and source address (`AuthFailureLimit`): a correct secret is never refused because of failures from elsewhere.
+ */
+export const TOKEN_RATE_LIMIT = { perIp: 60, timeWindow: '1 minute' } as const;
 
 type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_grant';
 
@@ -32,14 +36,9 @@ interface TokenForm {
  */
 export async function oauthTokenRoute(
   app: FastifyInstance,
-  opts: { merchants: MerchantService; tokens: AccessTokens },
+  opts: { merchants: MerchantService; tokens: AccessTokens; failures: AuthFailureLimit },
 ) {
   const perIp = app.createRateLimit({ max: TOKEN_RATE_LIMIT.perIp, timeWindow: TOKEN_RATE_LIMIT.timeWindow });
-  const perClient = app.createRateLimit({
-    max: TOKEN_RATE_LIMIT.perClient,
-    timeWindow: TOKEN_RATE_LIMIT.timeWindow,
-    keyGenerator: (req) => `client:${clientIdOf(req) ?? ''}`,
-  });
 
   app.post(
     '/authorization/oauth/token',
@@ -70,12 +69,10 @@ export async function oauthTokenRoute(
       },
     },
     async (request, reply) => {
-      for (const limiter of [perIp, perClient]) {
-        const limit = await limiter(request);
-        if (!limit.isAllowed && limit.isExceeded) {
-          reply.header('retry-after', Math.ceil(limit.ttlInSeconds ?? 60));
-          return oauthError(reply, 429, 'too_many_requests', 'too many token requests; retry later');
-        }
+      const limit = await perIp(request);
+      if (!limit.isAllowed && limit.isExceeded) {
+        reply.header('retry-after', Math.ceil(limit.ttlInSeconds ?? 60));
+        return oauthError(reply, 429, 'too_many_requests', 'too many token requests; retry later');
       }
       if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
         return oauthError(reply, 400, 'invalid_request', 'content-type must be application/x-www-form-urlencoded');
@@ -96,8 +93,15 @@ export async function oauthTokenRoute(
       if (!clientId || !clientSecret) {
         return oauthError(reply, 401, 'invalid_client', 'client_id and client_secret are required');
       }
+      if (await opts.failures.blocked('oauth', clientId, request.ip)) {
+        reply.header('retry-after', opts.failures.retryAfterSeconds());
+        return oauthError(reply, 429, 'too_many_requests', 'too many failed authentications; retry later');
+      }
       const auth = await opts.merchants.authenticateApiKey(clientId, clientSecret);
-      if (!auth) return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
+      if (!auth) {
+        await opts.failures.failed('oauth', clientId, request.ip);
+        return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
+      }
       const accessToken = await opts.tokens.issue({ merchantId: auth.merchant.merchantId, keyId: auth.keyId });
       return reply
         .header('cache-control', 'no-store')
@@ -105,11 +109,4 @@ export async function oauthTokenRoute(
         .send({ access_token: accessToken, token_type: 'Bearer', expires_in: opts.tokens.ttlSeconds });
     },
   );
-}
-
-function clientIdOf(request: FastifyRequest): string | undefined {
-  const basic = parseBasicAuthorization(request.headers.authorization);
-  if (basic) return basic.id;
-  const body = request.body as TokenForm | undefined;
-  return typeof body?.client_id === 'string' ? body.client_id : undefined;
 }

@@ -1,3 +1,4 @@
+import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
@@ -127,22 +128,78 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
   });
 });
 
-describe('token endpoint rate limit', () => {
+describe('failed authentications are limited per client id and source address (issue 9, defect 6)', () => {
   let t: TestKassa;
+  let m: { merchantId: string; apiKey: string };
+  // A clock the test moves: the failure window is fixed (one minute), so the test must not straddle it by chance.
+  let now = new Date('2026-11-23T01:00:05Z');
+  const from = new Map<string, Agent>();
   beforeAll(async () => {
-    t = await startTestKassa('sqlite');
+    t = await startTestKassa('sqlite', { clock: { now: () => now } });
+    m = await t.createMerchant();
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    for (const a of from.values()) await a.close();
+  });
 
-  // Security: password guessing at the token endpoint is throttled per client.
-  it('the 31st request for one client within a minute is answered 429 with retry-after', async () => {
-    const form = { grant_type: 'client_credentials', client_id: 'victim', client_secret: 'guess' };
+  /** A call from another loopback address (127.0.0.x): another source address for the server. */
+  const callFrom = async (address: string, path: string, init: { form?: Record<string, string>; basic?: string }) => {
+    let agent = from.get(address);
+    if (!agent) {
+      agent = new Agent({ connect: { ca: t.ca }, localAddress: address });
+      from.set(address, agent);
+    }
+    const headers: Record<string, string> = {};
+    if (init.basic) headers.authorization = `Basic ${Buffer.from(init.basic).toString('base64')}`;
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    }
+    const res = await fetch(`${t.url}${path}`, {
+      method: init.form ? 'POST' : 'GET',
+      headers,
+      body,
+      dispatcher: agent,
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads JSON answers loosely
+    const json: any = await res.json().catch(() => undefined);
+    return { status: res.status, headers: res.headers, body: json };
+  };
+  const token = (address: string, secret: string) =>
+    callFrom(address, '/authorization/oauth/token', {
+      form: { grant_type: 'client_credentials', client_id: m.merchantId, client_secret: secret },
+    });
+
+  it('OAuth: 10 wrong secrets from one address, then 429 there; the correct secret from elsewhere still gets a token', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 31; i++) statuses.push((await t.call('POST', '/authorization/oauth/token', { form })).status);
-    expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
-    expect(statuses[30]).toBe(429);
-    const limited = await t.call('POST', '/authorization/oauth/token', { form });
+    for (let i = 0; i < 12; i++) statuses.push((await token('127.0.0.2', 'guess')).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    const limited = await token('127.0.0.2', m.apiKey);
+    expect(limited.status).toBe(429); // a correct guess from the guessing address is refused too
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(limited.body.error).toBe('too_many_requests');
+    // The merchant's own address: never blocked by the attacker's failures, and successes are not counted.
+    for (let i = 0; i < 40; i++) expect((await token('127.0.0.3', m.apiKey)).status).toBe(200);
+    // The next window forgives.
+    now = new Date(now.getTime() + 60_000);
+    expect((await token('127.0.0.2', m.apiKey)).status).toBe(200);
+  });
+
+  it('Basic: failures are limited the same way (problem+json 429), other addresses unaffected', async () => {
+    const path = '/api/v1/payments/getByTransId/none';
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await callFrom('127.0.0.4', path, { basic: `${m.merchantId}:wrong` })).status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429);
+    const limited = await callFrom('127.0.0.4', path, { basic: `${m.merchantId}:${m.apiKey}` });
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('RATE_LIMITED');
+    const mine = await callFrom('127.0.0.5', path, { basic: `${m.merchantId}:${m.apiKey}` });
+    expect(mine.status).toBe(404);
   });
 });
