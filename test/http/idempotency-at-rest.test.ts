@@ -82,6 +82,11 @@ describe.each(DIALECTS)('Idempotency-Key at rest (%s): PCI DSS 3.3.1.2 and 3.5.1
     // Nothing of the card in clear, neither in the key rows nor in the stored answers.
     expect(dump).not.toContain(pan);
     expect(dump).not.toContain('"securityCode"');
+    // The stored answers are sealed: not even the card summary or the payId the answer carries stands in them.
+    const keyRows = JSON.stringify(rows);
+    expect(keyRows).not.toContain(created.body.payId);
+    expect(keyRows).not.toContain(pan.slice(-4));
+    expect(keyRows).not.toContain(pan.slice(0, 6));
     // The attacker knows the body's shape, BIN, last four and expiry: the true PAN and CVC are among the guesses.
     // Unkeyed hashes of the body (as sent, or canonical) must match no stored fingerprint.
     const stored = new Set(rows.map((r) => r.request_hash));
@@ -104,6 +109,24 @@ describe.each(DIALECTS)('Idempotency-Key at rest (%s): PCI DSS 3.3.1.2 and 3.5.1
     const again = await pay(otherCvc, 'key-at-rest');
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a security code in prefillInfo takes no part in the fingerprint either (HOSTED prefill)', async () => {
+    const hosted = (cvc: string) => ({
+      transId: 'prefill-cvc',
+      amount: { value: 1000, currency: 'DKK' },
+      urls: { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel' },
+      paymentMethods: {
+        type: 'CARD',
+        integrationType: 'HOSTED',
+        card: { prefillInfo: { number: testPan('40000000', '1000'), expiryDate: '203012', securityCode: cvc } },
+      },
+    });
+    const first = await pay(hosted('123'), 'key-prefill');
+    expect(first.status).toBe(202);
+    const second = await pay(hosted('999'), 'key-prefill');
+    expect(second.status).toBe(202);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('a key is scoped to its URI: the same key on another route is a request of its own', async () => {

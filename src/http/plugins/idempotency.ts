@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import { cardFingerprint } from '../../domain/payments/card-checks.js';
@@ -6,8 +6,9 @@ import { merchantOf } from '../auth/authenticate.js';
 
 /**
  * The canonical form of a request for Idempotency-Key comparison (DESIGN.md §4): method, URI and the JSON body with
- * object members sorted by name at every depth. A card number becomes Kassa's keyed card fingerprint (the one the
- * card summary stores, HMAC-SHA256 under the data key) and the security code is left out entirely, so that nothing
+ * object members sorted by name at every depth. A card number (`paymentMethods.card.number`,
+ * `paymentMethods.card.prefillInfo.number`) becomes Kassa's keyed card fingerprint (the one the card summary stores,
+ * HMAC-SHA256 under the data key) and every `securityCode`, wherever it stands, is left out entirely, so that nothing
  * derived from the sensitive authentication data is ever stored (PCI DSS 3.3.1.2, 3.5.1).
  */
 export function canonicalRequest(method: string, uri: string, body: unknown, dataKey: string): string {
@@ -17,11 +18,12 @@ export function canonicalRequest(method: string, uri: string, body: unknown, dat
 function canonicalValue(value: unknown, dataKey: string, path: string[]): unknown {
   if (Array.isArray(value)) return value.map((item) => canonicalValue(item, dataKey, path));
   if (value === null || typeof value !== 'object') return value;
-  const inCard = path.at(-1) === 'card';
+  const parent = path.at(-1);
+  const inCard = parent === 'card' || parent === 'prefillInfo';
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(value).sort()) {
     const member = (value as Record<string, unknown>)[name];
-    if (inCard && name === 'securityCode') continue;
+    if (name === 'securityCode') continue;
     if (inCard && name === 'number' && typeof member === 'string') {
       out.numberFingerprint = cardFingerprint(member, dataKey);
       continue;
@@ -35,16 +37,20 @@ function canonicalValue(value: unknown, dataKey: string, path: string[]): unknow
  * Idempotency-Key handling for the merchant API's POST routes (IETF draft-ietf-httpapi-idempotency-key-header): a
  * stored request is keyed by the authenticated merchant, the key and the URI (method and path), and compared by a
  * keyed HMAC-SHA256 of its canonical form ({@link canonicalRequest}). Neither the key row nor the fingerprint can
- * confirm a guessed card number or CVC without the data key, and no fingerprint depends on the CVC at all.
+ * confirm a guessed card number or CVC without the data key, and no fingerprint depends on the CVC at all. The stored
+ * answer (payment details: card summary, customer data) is AES-256-GCM encrypted under another key derived from the
+ * data key, bound to the merchant and the stored key, so the idempotency table holds nothing of the payment in clear.
  */
 export class IdempotentReplies {
   private readonly fingerprintKey: Buffer;
+  private readonly answerKey: Buffer;
 
   constructor(
     private readonly service: IdempotencyService,
     private readonly dataKey: string,
   ) {
     this.fingerprintKey = Buffer.from(hkdfSync('sha256', dataKey, '', 'kassa idempotency fingerprint v1', 32));
+    this.answerKey = Buffer.from(hkdfSync('sha256', dataKey, '', 'kassa idempotency answer v1', 32));
   }
 
   /** HMAC-SHA256 (hex, 64 characters) of the canonical request. */
@@ -77,16 +83,46 @@ export class IdempotentReplies {
     const merchant = merchantOf(request);
     // The concrete URL (with its payId), so that one key cannot replay an answer for another payment.
     const uri = request.url;
+    const storageKey = this.storageKey(request.method, uri, key);
+    const binding = `${merchant.merchantId}\n${storageKey}`;
+    let answer: string | undefined;
     const result = await this.service.run(
       merchant.merchantId,
-      this.storageKey(request.method, uri, key),
+      storageKey,
       this.fingerprint(request.method, uri, request.body),
       async () => {
         const r = await work();
-        return { status: r.status, body: JSON.stringify(r.body) };
+        answer = JSON.stringify(r.body);
+        return { status: r.status, body: sealAnswer(this.answerKey, binding, answer) };
       },
     );
     if (result.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.status(result.status).type('application/json').send(result.body);
+    const body = answer ?? openAnswer(this.answerKey, binding, result.body);
+    return reply.status(result.status).type('application/json').send(body);
   }
+}
+
+const ANSWER_FORMAT = 'v1';
+
+/** AES-256-GCM (NIST SP 800-38D) with a random 96-bit IV; `binding` is associated data. Format `v1.iv.ciphertext.tag`. */
+function sealAnswer(key: Buffer, binding: string, plain: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(binding, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return [ANSWER_FORMAT, iv, ciphertext, cipher.getAuthTag()]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
+}
+
+/** The stored answer in clear. Throws when it does not decrypt (another data key, a tampered or erased row). */
+function openAnswer(key: Buffer, binding: string, sealed: string): string {
+  const [format, iv, ciphertext, tag] = sealed.split('.');
+  if (format !== ANSWER_FORMAT || iv === undefined || ciphertext === undefined || tag === undefined) {
+    throw new Error('stored idempotent answer is not in a known format');
+  }
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(binding, 'utf8'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
