@@ -19,7 +19,8 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-export async function freshDatabase(dialect: DialectName): Promise<FreshDatabase> {
+/** `adminUrl`: another PostgreSQL server than the run's (a test that restarts its own cluster). */
+export async function freshDatabase(dialect: DialectName, adminUrl = inject('postgresUrl')): Promise<FreshDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'kassa-db-'));
     const file = join(dir, 'kassa.db');
@@ -34,7 +35,6 @@ export async function freshDatabase(dialect: DialectName): Promise<FreshDatabase
       },
     };
   }
-  const adminUrl = inject('postgresUrl');
   const name = `kassa_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

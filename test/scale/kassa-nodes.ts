@@ -124,8 +124,12 @@ const CHILD_PIDS = (pid: number) => {
  * Starts `count` nodes on a fresh PostgreSQL database with one sandbox merchant (notifications to a local receiver,
  * surcharging of commercial Visa cards at 1.8 % enabled). `env` adds settings to every node.
  */
-export async function startKassaNodes(count: number, env: Record<string, string> = {}): Promise<KassaNodes> {
-  const database = await freshDatabase('postgres');
+export async function startKassaNodes(
+  count: number,
+  env: Record<string, string> = {},
+  options: { postgresAdminUrl?: string } = {},
+): Promise<KassaNodes> {
+  const database = await freshDatabase('postgres', options.postgresAdminUrl);
   await migrateToLatest(database.db);
   const store = new KyselyStore(database.db.kysely);
   const merchants = new MerchantService(store, systemClock, cryptoIds);
