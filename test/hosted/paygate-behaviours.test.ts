@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { FormClient } from '../helpers/form-client.js';
+import { FormClient, formWithAction } from '../helpers/form-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -76,5 +76,53 @@ describe.each(DIALECTS)('Paygate request fields on the hosted and 3-D Secure pag
     });
     expect(page.status).toBe(404);
     expect(page.html).toContain('Lien non valide');
+  });
+
+  it('paymentMethods.card.subType limits the brands the card step takes, with a clear message for another brand', async () => {
+    const p = await createHosted({ language: 'en' }, { subType: ['MASTERCARD'] });
+    const page = await client.get(p._links.redirect.href);
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
+    const visa = await client.post(action, {
+      ...fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    expect(visa.status).toBe(422);
+    expect(visa.html).toContain('The shop does not accept this card type. Please use another card.');
+    const mastercard = await client.post(action, {
+      ...fields,
+      number: testPan('51000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    expect(mastercard.status).toBe(303);
+    expect(mastercard.headers.get('location')).toContain('/review');
+  });
+
+  it('expirationTime sets when a session expires', async () => {
+    const expirationTime = new Date(Date.now() + 3 * 24 * 3600 * 1000).toISOString();
+    const res = await t.call('POST', '/api/v2/payments/sessions', {
+      auth: m,
+      json: {
+        transId: `s-${Math.random().toString(36).slice(2)}`,
+        amount: { value: 1_000, currency: 'EUR' },
+        urls: { return: RETURN, cancel: CANCEL },
+        expirationTime,
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.expirationTime).toBe(expirationTime);
+    const past = await t.call('POST', '/api/v2/payments/sessions', {
+      auth: m,
+      json: {
+        transId: `s-${Math.random().toString(36).slice(2)}`,
+        amount: { value: 1_000, currency: 'EUR' },
+        urls: { return: RETURN, cancel: CANCEL },
+        expirationTime: new Date(Date.now() - 1000).toISOString(),
+      },
+    });
+    expect(past.status).toBe(400);
+    expect(JSON.stringify(past.body)).toContain('expirationTime');
   });
 });

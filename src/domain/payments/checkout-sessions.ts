@@ -28,7 +28,9 @@ type SessionDeps = Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids'>;
 
 /**
  * Creates a hosted payment page session; no payment exists until the cardholder starts paying.
- * @throws KassaError VALIDATION_FAILED (urls, expiresInSeconds), TRANS_ID_IN_USE (a live payment has the transId).
+ * Expires at `expirationTime` when given (Paygate), else `expiresInSeconds` (Kassa's, 300–86400 s) after now.
+ * @throws KassaError VALIDATION_FAILED (urls, expiresInSeconds, expirationTime), TRANS_ID_IN_USE (a live payment has the
+ * transId).
  */
 export async function createSession(
   deps: SessionDeps,
@@ -38,15 +40,21 @@ export async function createSession(
   checkCurrency(cmd.amount.currency);
   checkHostedUrls(merchant, cmd.urls, ['return', 'cancel']);
   checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
-  const ttl = cmd.expiresInSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
-  if (ttl < SESSION_TTL_BOUNDS_SECONDS.min || ttl > SESSION_TTL_BOUNDS_SECONDS.max) {
+  const now = deps.clock.now();
+  const ttl =
+    cmd.expirationTime !== undefined
+      ? expirationTtlSeconds(cmd.expirationTime, now)
+      : (cmd.expiresInSeconds ?? DEFAULT_SESSION_TTL_SECONDS);
+  if (
+    cmd.expirationTime === undefined &&
+    (ttl < SESSION_TTL_BOUNDS_SECONDS.min || ttl > SESSION_TTL_BOUNDS_SECONDS.max)
+  ) {
     throw validationError([{ field: 'expiresInSeconds', message: 'must be between 300 and 86400 seconds' }]);
   }
   const latest = await deps.store.payments.findLatestByTransId(merchant.merchantId, cmd.transId);
   if (latest && latest.status !== 'FAILED') {
     throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
   }
-  const now = deps.clock.now();
   const urls = cmd.urls as CheckoutSession['urls'];
   const session: CheckoutSession = {
     sessionId: newHexId(deps.ids),
@@ -63,7 +71,10 @@ export async function createSession(
     metadata: cmd.metadata,
     informational: cmd.informational,
     status: 'OPEN',
-    expiresAt: new Date(now.getTime() + ttl * 1000),
+    expiresAt:
+      cmd.expirationTime !== undefined
+        ? new Date(Date.parse(cmd.expirationTime))
+        : new Date(now.getTime() + ttl * 1000),
     creationDate: now,
   };
   await deps.store.checkoutSessions.insert(session);
@@ -135,4 +146,21 @@ export async function startSessionPayment(deps: SessionDeps, sessionId: string):
     await tx.checkoutSessions.update({ sessionId, status: 'OPEN', payId: payment.payId });
     return payment;
   });
+}
+
+/** Longest a session may stay open when the merchant sets `expirationTime`: 30 days (a pay-by-link). */
+const MAX_EXPIRATION_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Seconds from `now` until Paygate's `expirationTime` (RFC 3339; paygate-v2-wire.md §2: the session expires then).
+ * @throws KassaError VALIDATION_FAILED naming expirationTime when it is not at least 60 s ahead or beyond 30 days.
+ */
+function expirationTtlSeconds(expirationTime: string, now: Date): number {
+  const seconds = Math.floor((Date.parse(expirationTime) - now.getTime()) / 1000);
+  if (!Number.isFinite(seconds) || seconds < 60 || seconds > MAX_EXPIRATION_SECONDS) {
+    throw validationError([
+      { field: 'expirationTime', message: 'must be an RFC 3339 date-time between 1 minute and 30 days from now' },
+    ]);
+  }
+  return seconds;
 }

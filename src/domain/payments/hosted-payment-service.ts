@@ -165,6 +165,7 @@ export class HostedPaymentService {
     const brand = bin?.brand ?? detectBrand(number);
     if (!/^\d{12,19}$/.test(number) || !passesLuhn(number)) errors.push({ field: 'number', message: 'invalid_number' });
     else if (!brand) errors.push({ field: 'number', message: 'unsupported_brand' });
+    else if (!acceptsBrand(payment, brand)) errors.push({ field: 'number', message: 'brand_not_accepted' });
     const expiry = expiryProblem(card.expiryDate, this.deps.clock.now());
     if (expiry) errors.push({ field: 'expiry', message: expiry === 'INVALID' ? 'invalid_expiry' : 'expired' });
     const securityCode = card.securityCode?.trim() ?? '';
@@ -270,4 +271,13 @@ export class HostedPaymentService {
     }
     return ended;
   }
+}
+
+/**
+ * Whether the merchant takes `brand` on this hosted payment: Paygate's `paymentMethods.card.subType` (the allowed
+ * brands, e.g. ["VISA"]; paygate-v2-wire.md §2) limits the card step; without it every brand Kassa supports.
+ */
+export function acceptsBrand(payment: Payment, brand: string): boolean {
+  const allowed = payment.informational?.card?.subType;
+  return allowed === undefined || allowed.length === 0 || allowed.includes(brand);
 }
