@@ -5,6 +5,7 @@ import type { Payment } from '../domain/payments/payment.js';
 import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js';
 import type { Clock } from '../domain/ports/clock.js';
 import { isHexId } from '../domain/ports/id-generator.js';
+import { httpStatusOf } from '../http/problem.js';
 import { browserInfoOf } from './browser-info.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
@@ -231,7 +232,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
           reply,
           lang,
           error.code === 'SESSION_EXPIRED' ? 'sessionExpired' : 'sessionCompleted',
-          error.status,
+          httpStatusOf(error.code),
         );
       }
       throw error;

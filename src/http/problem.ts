@@ -6,6 +6,46 @@ import { ERROR_CATALOGUE, type ErrorCode, type FieldError, KassaError } from '..
 /** Media type of every error body (RFC 9457). */
 export const PROBLEM_JSON = 'application/problem+json';
 
+/**
+ * The HTTP status of every error code (STYLE.md: one function maps codes to statuses; the domain's catalogue keeps
+ * code, title and retryable). docs/errors.md lists the same table; a test keeps them equal.
+ */
+export const HTTP_STATUS_OF_CODE = {
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYLOAD_TOO_LARGE: 413,
+  HTTPS_REQUIRED: 403,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  PAYMENT_NOT_FOUND: 404,
+  TRANS_ID_IN_USE: 409,
+  PAYMENT_NOT_CAPTURABLE: 409,
+  PAYMENT_NOT_REFUNDABLE: 409,
+  PAYMENT_NOT_REVERSIBLE: 409,
+  CAPTURE_EXCEEDS_AUTHORIZED: 409,
+  REFUND_EXCEEDS_CAPTURED: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  CARD_BRAND_NOT_SUPPORTED: 400,
+  STORED_CARD_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  SESSION_EXPIRED: 410,
+  SESSION_COMPLETED: 409,
+  QUOTE_CHANGED: 409,
+  MERCHANT_EXISTS: 409,
+  MERCHANT_NOT_FOUND: 404,
+  NOTIFICATION_NOT_FOUND: 404,
+  NOTIFICATION_NO_TARGET: 409,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+  DATABASE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The HTTP status a code is answered with. */
+export const httpStatusOf = (code: ErrorCode): number => HTTP_STATUS_OF_CODE[code];
+
 /** Problem type URI of a code: a URN, stable and not pretending to be a web page. */
 export const problemType = (code: string): string => `urn:kassa:error:${code}`;
 
@@ -54,7 +94,8 @@ export function sendProblem(
   detail?: string,
   errors?: FieldError[],
 ): FastifyReply {
-  const { status, title } = ERROR_CATALOGUE[code];
+  const { title } = ERROR_CATALOGUE[code];
+  const status = httpStatusOf(code);
   const text = detail ?? title;
   const problem: Problem = {
     type: problemType(code),
@@ -85,7 +126,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
  */
 export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof KassaError) {
-    if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (httpStatusOf(error.code) >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, error.code, error.message, error.errors);
   }
   if (error.validation) {

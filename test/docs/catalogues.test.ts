@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors/error-catalogue.js';
 import { luhnCheckDigit } from '../../src/domain/payments/card-checks.js';
 import { RESPONSE_CODES } from '../../src/domain/payments/response-codes.js';
+import { HTTP_STATUS_OF_CODE } from '../../src/http/problem.js';
 
 /** First-column values of the markdown table rows whose first cell matches `cell`. */
 function tableRows(file: string, cell: RegExp): Map<string, string[]> {
@@ -21,7 +22,7 @@ describe('docs agree with the code', () => {
   it('docs/errors.md lists exactly the error catalogue, with the same HTTP statuses', () => {
     const rows = tableRows('errors.md', /^[A-Z][A-Z0-9_]+$/);
     expect([...rows.keys()].sort()).toEqual(Object.keys(ERROR_CATALOGUE).sort());
-    for (const [code, { status }] of Object.entries(ERROR_CATALOGUE)) expect(rows.get(code)?.[0]).toBe(String(status));
+    for (const [code, status] of Object.entries(HTTP_STATUS_OF_CODE)) expect(rows.get(code)?.[0]).toBe(String(status));
   });
 
   it('docs/response-codes.md lists exactly the response-code catalogue', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KassaError } from '../../../src/domain/errors/error-catalogue.js';
 import { applyFollowUp, planFollowUp } from '../../../src/domain/payments/follow-up-service.js';
 import type { Payment } from '../../../src/domain/payments/payment.js';
 import {
@@ -8,6 +9,7 @@ import {
   refundSurchargeShare,
   type SurchargeTotals,
 } from '../../../src/domain/surcharge/proration.js';
+import { httpStatusOf } from '../../../src/http/problem.js';
 import { paymentFixture } from '../payments/payment-fixture.js';
 
 const totals = (t: Partial<SurchargeTotals>): SurchargeTotals => ({
@@ -151,7 +153,7 @@ describe('property: random sequences of partial captures and refunds', () => {
             } catch (error) {
               // Refused: over the limit, or nothing to refund yet (AUTHORIZED). Nothing changes.
               expect(amount > room || (step.kind === 'REFUND' && p.status === 'AUTHORIZED')).toBe(true);
-              expect((error as { status: number }).status).toBe(409);
+              expect(httpStatusOf((error as KassaError).code)).toBe(409);
               continue;
             }
             expect(amount).toBeLessThanOrEqual(room);
