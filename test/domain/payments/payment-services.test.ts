@@ -122,6 +122,23 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
     expect(await outboxTypes(p.payId)).toEqual(['payment.authorized']);
   });
 
+  /** Runs `act` while recording the threeDSRequestorChallengeInd of every AReq the simulated DS receives. */
+  async function withChallengeIndicators<T>(act: () => Promise<T>): Promise<{ sent: string[]; p: T }> {
+    const sent: string[] = [];
+    const ds = services.threeDSSimulator;
+    if (!ds) throw new Error('no simulator');
+    const original = ds.authenticate.bind(ds);
+    ds.authenticate = async (areq) => {
+      sent.push(areq.threeDSRequestorChallengeInd);
+      return original(areq);
+    };
+    try {
+      return { sent, p: await act() };
+    } finally {
+      ds.authenticate = original;
+    }
+  }
+
   it('statementDescriptor reaches the acquirer simulator and is in its settlement record', async () => {
     const p = await services.payments.createDirectPayment(
       merchant,
@@ -151,47 +168,27 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
   ] as const)(
     'exemption %s asks for no challenge in the AReq (threeDSRequestorChallengeInd %s) and is flagged to the acquirer',
     async (reason, indicator) => {
-      const sent: string[] = [];
-      const ds = services.threeDSSimulator;
-      if (!ds) throw new Error('no simulator');
-      const original = ds.authenticate.bind(ds);
-      ds.authenticate = async (areq) => {
-        sent.push(areq.threeDSRequestorChallengeInd);
-        return original(areq);
-      };
-      try {
-        const p = await services.payments.createDirectPayment(
+      const { sent, p } = await withChallengeIndicators(() =>
+        services.payments.createDirectPayment(
           merchant,
           direct(testPan('40000000', '1000'), { threeDsPolicy: { exemption: { reason } } }),
-        );
-        expect(p.status).toBe('AUTHORIZED');
-        expect(sent).toEqual([indicator]);
-        const records = (await ledger.records()).filter((r) => r.payId === p.payId);
-        expect(records).toMatchObject([{ type: 'AUTHORIZATION', exemption: reason }]);
-      } finally {
-        ds.authenticate = original;
-      }
+        ),
+      );
+      expect(p.status).toBe('AUTHORIZED');
+      expect(sent).toEqual([indicator]);
+      const records = (await ledger.records()).filter((r) => r.payId === p.payId);
+      expect(records).toMatchObject([{ type: 'AUTHORIZATION', exemption: reason }]);
     },
   );
 
   it('skip DATA_ONLY sends the AReq with threeDSRequestorChallengeInd 06 (data share only)', async () => {
-    const sent: string[] = [];
-    const ds = services.threeDSSimulator;
-    if (!ds) throw new Error('no simulator');
-    const original = ds.authenticate.bind(ds);
-    ds.authenticate = async (areq) => {
-      sent.push(areq.threeDSRequestorChallengeInd);
-      return original(areq);
-    };
-    try {
-      await services.payments.createDirectPayment(
+    const { sent } = await withChallengeIndicators(() =>
+      services.payments.createDirectPayment(
         merchant,
         direct(testPan('40000000', '1000'), { threeDsPolicy: { skip: 'DATA_ONLY' } }),
-      );
-      expect(sent).toEqual(['06']);
-    } finally {
-      ds.authenticate = original;
-    }
+      ),
+    );
+    expect(sent).toEqual(['06']);
   });
 
   it('a getByPayId of another merchant is PAYMENT_NOT_FOUND like a missing one', async () => {
