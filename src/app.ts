@@ -306,6 +306,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     }
   });
   app.addHook('preValidation', refuseNulCharacters);
+  // Merchant API answers carry payment data (card summaries, amounts, customer data): no cache may keep them
+  // (RFC 9111 §5.2.2.5; PCI DSS 3.2).
+  app.addHook('onSend', async (request, reply) => {
+    if (MERCHANT_API_PREFIXES.some((p) => request.url.startsWith(`${p}/`))) reply.header('cache-control', 'no-store');
+  });
   // problem+json bodies must keep their media type; Fastify would otherwise default objects to application/json.
   // JSON bodies nested deeper than any request shape are refused before anything walks them (http/hostile-input.ts).
   const jsonParser = depthLimitedJsonParser(app.getDefaultJsonParser('error', 'ignore'));

@@ -52,6 +52,10 @@ describe.each(DIALECTS)('text and currency rules (%s)', (dialect) => {
   it('text outside the BMP (a surrogate pair) is fine', async () => {
     const answer = await pay(directPayment(testPan('40000000', '1000'), { refNr: 'order-😀-1' }));
     expect(answer.status).toBe(201);
+    // Answers with payment data are never cached (weakness: Cache-Control: no-store), read or created, v1 or v2.
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    const read = await t.call('GET', `/api/v2/payments/getByPayId/${answer.body.payId}`, { auth: m });
+    expect(read.headers.get('cache-control')).toBe('no-store');
     expect(answer.body.refNr).toBe('order-😀-1');
   });
 

@@ -38,7 +38,7 @@ export class AccessTokens {
       .sign(this.key);
   }
 
-  /** @returns the claims, or undefined for a token that is malformed, forged, expired or not ours. */
+  /** @returns the claims, or undefined for a token that is malformed, forged, expired, without `exp`, or not ours. */
   async verify(token: string): Promise<AccessTokenClaims | undefined> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
@@ -47,6 +47,8 @@ export class AccessTokens {
         algorithms: ['HS256'],
         typ: 'at+jwt',
         currentDate: this.now(),
+        // A token without an expiry would be valid for ever (RFC 9068 §2.2 makes exp and iat required).
+        requiredClaims: ['exp', 'iat', 'sub'],
       });
       if (typeof payload.sub !== 'string' || typeof payload.cid !== 'string') return undefined;
       return { merchantId: payload.sub, keyId: payload.cid };
