@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 
 /** Secrets and TLS material Kassa runs with, from the config or, when unset there, from the data dir. */
 export interface RuntimeSecrets {
@@ -12,8 +12,35 @@ export interface RuntimeSecrets {
   tls?: { cert: string; key: string; generated: boolean };
 }
 
+/** Permission bits that let the group or other local users in (POSIX mode bits). */
+const GROUP_OR_OTHER = 0o077;
+
+/**
+ * Creates the data dir owner-only (0700) when missing, and refuses one that the group or other local users can enter
+ * or read: it holds the SQLite database (customer data, webhook secrets) and the generated secrets (issue 9, defect 4).
+ * @throws ConfigError naming KASSA_DATA_DIR and the fix (`chmod 700`).
+ */
+export function ensurePrivateDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  refuseShared(dataDir, 'KASSA_DATA_DIR', 'directory', '700');
+}
+
+/** @throws ConfigError when the group or other users have any permission on `path` (files need 600, dirs 700). */
+function refuseShared(path: string, setting: string, kind: string, fix: string): void {
+  if (process.platform === 'win32') return; // POSIX mode bits do not describe Windows ACLs
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & GROUP_OR_OTHER) !== 0) {
+    throw new ConfigError([
+      `${setting}: the ${kind} ${path} is accessible to other local users (mode ${mode.toString(8)}); run \`chmod ${fix} ${path}\``,
+    ]);
+  }
+}
+
 function readOrCreate(file: string, make: () => string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    refuseShared(file, 'KASSA_DATA_DIR', 'key file', '600');
+    return readFileSync(file, 'utf8').trim();
+  }
   const value = make();
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   return value;
@@ -25,7 +52,7 @@ function readOrCreate(file: string, make: () => string): string {
  * KASSA_TLS_CERT is set. A multi-node deployment must set KASSA_TOKEN_SECRET and KASSA_DATA_KEY instead.
  */
 export async function loadRuntimeSecrets(config: Config, options = { tls: true }): Promise<RuntimeSecrets> {
-  mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDataDir(config.dataDir);
   const tokenSecret =
     config.tokenSecret ??
     readOrCreate(join(config.dataDir, 'token-secret'), () => randomBytes(32).toString('base64url'));
@@ -33,6 +60,7 @@ export async function loadRuntimeSecrets(config: Config, options = { tls: true }
     config.dataKey ?? readOrCreate(join(config.dataDir, 'data-key'), () => randomBytes(32).toString('base64url'));
   if (config.tls.mode === 'proxy' || !options.tls) return { tokenSecret, dataKey };
   if (config.tls.certFile && config.tls.keyFile) {
+    refuseShared(config.tls.keyFile, 'KASSA_TLS_KEY', 'key file', '600');
     return {
       tokenSecret,
       dataKey,
@@ -46,6 +74,7 @@ export async function loadRuntimeSecrets(config: Config, options = { tls: true }
   const certFile = join(config.dataDir, 'tls-cert.pem');
   const keyFile = join(config.dataDir, 'tls-key.pem');
   if (existsSync(certFile) && existsSync(keyFile)) {
+    refuseShared(keyFile, 'KASSA_DATA_DIR', 'key file', '600');
     return {
       tokenSecret,
       dataKey,

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -26,7 +26,12 @@ const INT8_OID = 20;
  */
 export function createDb(options: DbOptions): Db {
   if (options.dialect === 'sqlite') {
-    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    if (options.file !== ':memory:') {
+      mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+      // An empty file is an empty SQLite database; created owner-only, so its -wal and -shm (which SQLite creates
+      // with the database file's permissions) are 0600 too: customer data and webhook secrets (issue 9, defect 4).
+      closeSync(openSync(options.file, 'a', 0o600));
+    }
     // One writer thread with group commit; reads on a connection of their own (sqlite-group-commit.ts).
     const kysely = new Kysely<Database>({ dialect: new SqliteGroupCommitDialect(options.file) });
     return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };

@@ -72,7 +72,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const tlsCertFile = join(dir, 'cert.pem');
   const tlsKeyFile = join(dir, 'key.pem');
   writeFileSync(tlsCertFile, pems.cert);
-  writeFileSync(tlsKeyFile, pems.private);
+  writeFileSync(tlsKeyFile, pems.private, { mode: 0o600 });
 
   project.provide('dialects', dialects);
   project.provide('postgresUrl', postgresUrl);
