@@ -217,7 +217,7 @@ async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> 
 async function dialectRun(dialect: 'sqlite' | 'postgres') {
   const tls = { KASSA_TLS_CERT: certFile, KASSA_TLS_KEY: keyFile };
   const dataDir = join(runDir, dialect);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // Kassa refuses a data dir others can read
   let target: Parameters<typeof preload>[0];
   let drop = async () => {};
   if (dialect === 'sqlite') {
