@@ -84,5 +84,5 @@ export interface CreatePaymentCommand {
   order?: Order;
   customerInfo?: Record<string, unknown>;
   urls?: { return?: string; cancel?: string; webhook?: string; appRedirect?: string };
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, string>;
 }

@@ -181,7 +181,7 @@ export interface Payment {
   order?: Record<string, unknown>;
   customerInfo?: Record<string, unknown>;
   urls?: { return?: string; cancel?: string; webhook?: string; appRedirect?: string };
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, string>;
   /** Stored as sent, echoed in the details. */
   informational?: InformationalFields;
   /** The hosted payment page session the payment was started in. */

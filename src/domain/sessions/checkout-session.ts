@@ -25,7 +25,7 @@ export interface CheckoutSession {
   order?: Order;
   customerInfo?: Record<string, unknown>;
   urls: { return: string; cancel: string; webhook?: string; appRedirect?: string };
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, string>;
   /** Stored as sent and echoed (paygate-v2-wire.md §2). */
   informational?: InformationalFields;
   /** COMPLETED once a payment of the session is authorized; EXPIRED is derived from `expiresAt`. */

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { validationError } from '../../domain/errors/error-catalogue.js';
 import {
   FEE_RULE_BRANDS,
-  type FeeRule,
   MAX_ACTOR_LENGTH,
   MAX_FEE_MINOR,
   SURCHARGE_RULE_REASONS,
@@ -18,8 +18,8 @@ export const DEFAULT_ADMIN_ACTOR = 'admin-api';
 
 const FeeRuleSchema = Type.Object(
   {
-    brand: Type.String({ enum: [...FEE_RULE_BRANDS], description: 'VISA, MASTERCARD or * (any other brand)' }),
-    reason: Type.String({ enum: [...SURCHARGE_RULE_REASONS] }),
+    brand: Type.Enum([...FEE_RULE_BRANDS], { description: 'VISA, MASTERCARD or * (any other brand)' }),
+    reason: Type.Enum([...SURCHARGE_RULE_REASONS]),
     percentageBps: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 10_000, description: 'basis points of the merchant amount (180 = 1.80 %)' }),
     ),
@@ -63,8 +63,7 @@ const auditBody = (e: SurchargeAuditEntry) => ({
   after: e.after,
 });
 
-const actorOf = (request: FastifyRequest): string =>
-  (request.headers['x-kassa-actor'] as string | undefined) ?? DEFAULT_ADMIN_ACTOR;
+const actorOf = (headers: { 'x-kassa-actor'?: string }): string => headers['x-kassa-actor'] ?? DEFAULT_ADMIN_ACTOR;
 
 /**
  * The support desk's surcharge API (spec §1.7, DESIGN.md §7), under `/admin/v1/merchants/{merchantId}/surcharge`:
@@ -72,9 +71,10 @@ const actorOf = (request: FastifyRequest): string =>
  * Authenticated by `KASSA_ADMIN_TOKEN` (`adminAuth`) before anything else, so an unauthenticated caller learns
  * nothing about merchants or request shapes. Changes are attributed to `x-kassa-actor` (≤ 100 chars) or `admin-api`.
  */
-export async function adminSurchargeRoutes(app: FastifyInstance, opts: AdminSurchargeRoutesOptions) {
+export async function adminSurchargeRoutes(fastify: FastifyInstance, opts: AdminSurchargeRoutesOptions) {
   const { surcharge, adminToken } = opts;
   if (!adminToken) return;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', adminAuth(adminToken));
 
   const path = '/admin/v1/merchants/:merchantId/surcharge';
@@ -84,7 +84,7 @@ export async function adminSurchargeRoutes(app: FastifyInstance, opts: AdminSurc
     path,
     { schema: { summary: "A merchant's surcharge settings", tags, params: MerchantParamsSchema } },
     async (request) => {
-      const { merchantId } = request.params as Static<typeof MerchantParamsSchema>;
+      const { merchantId } = request.params;
       return settingsBody(merchantId, await surcharge.get(merchantId));
     },
   );
@@ -101,12 +101,12 @@ export async function adminSurchargeRoutes(app: FastifyInstance, opts: AdminSurc
       },
     },
     async (request) => {
-      const { merchantId } = request.params as Static<typeof MerchantParamsSchema>;
-      const body = request.body as Static<typeof PutSurchargeBodySchema>;
+      const { merchantId } = request.params;
+      const { body } = request;
       if (body.enabled !== true) {
         throw validationError([{ field: 'enabled', message: `must be true; DELETE ${request.url} disables` }]);
       }
-      const change = await surcharge.enable(merchantId, body.rules as FeeRule[], actorOf(request));
+      const change = await surcharge.enable(merchantId, body.rules, actorOf(request.headers));
       return settingsBody(merchantId, change.settings);
     },
   );
@@ -122,8 +122,8 @@ export async function adminSurchargeRoutes(app: FastifyInstance, opts: AdminSurc
       },
     },
     async (request) => {
-      const { merchantId } = request.params as Static<typeof MerchantParamsSchema>;
-      const change = await surcharge.disable(merchantId, actorOf(request));
+      const { merchantId } = request.params;
+      const change = await surcharge.disable(merchantId, actorOf(request.headers));
       return settingsBody(merchantId, change.settings);
     },
   );
@@ -134,7 +134,7 @@ export async function adminSurchargeRoutes(app: FastifyInstance, opts: AdminSurc
       schema: { summary: 'Audit log of surcharge settings changes, oldest first', tags, params: MerchantParamsSchema },
     },
     async (request) => {
-      const { merchantId } = request.params as Static<typeof MerchantParamsSchema>;
+      const { merchantId } = request.params;
       return { merchantId, entries: (await surcharge.listAudit(merchantId)).map(auditBody) };
     },
   );

@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { StoredCardService } from '../../domain/cards/stored-card-service.js';
 import { merchantOf } from '../auth/authenticate.js';
 import { ProblemResponses } from './payment.schemas.js';
@@ -25,8 +26,9 @@ const CardParamsSchema = Type.Object(
  * 204 on success, also when the card was deleted before (RFC 9110 §9.2.2: DELETE is idempotent); 404
  * STORED_CARD_NOT_FOUND for an unknown pseudo card number and for another merchant's, alike.
  */
-export async function cardRoutes(app: FastifyInstance, opts: CardRoutesOptions) {
+export async function cardRoutes(fastify: FastifyInstance, opts: CardRoutesOptions) {
   const { storedCards, auth } = opts;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.delete(
     '/cards/:pseudoCardNumber',
     {
@@ -39,9 +41,9 @@ export async function cardRoutes(app: FastifyInstance, opts: CardRoutesOptions) 
       },
     },
     async (request, reply) => {
-      const { pseudoCardNumber } = request.params as Static<typeof CardParamsSchema>;
+      const { pseudoCardNumber } = request.params;
       await storedCards.delete(merchantOf(request).merchantId, pseudoCardNumber);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 }

@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { type NotificationService, toNotificationDetails } from '../../domain/notifications/notification-service.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
@@ -43,8 +44,9 @@ const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 
  * `/notifications`: the delivery log of a payment's notifications and manual redelivery (DESIGN.md §4, §5).
  * A merchant sees only its own: another merchant's payment or notification answers like a missing one (404).
  */
-export async function notificationRoutes(app: FastifyInstance, opts: NotificationRoutesOptions) {
+export async function notificationRoutes(fastify: FastifyInstance, opts: NotificationRoutesOptions) {
   const { notifications, idempotency, auth } = opts;
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
     '/notifications',
@@ -64,7 +66,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
       },
     },
     async (request) => {
-      const { payId } = request.query as Static<typeof ListQuerySchema>;
+      const { payId } = request.query;
       const list = await notifications.listByPayId(merchantOf(request).merchantId, payId);
       return { notifications: list.map(toNotificationDetails) };
     },
@@ -83,7 +85,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
       },
     },
     async (request, reply) => {
-      const { id } = request.params as Static<typeof IdParamsSchema>;
+      const { id } = request.params;
       return idempotency.send(request, reply, async () => ({
         status: 202,
         body: toNotificationDetails(await notifications.redeliver(merchantOf(request), id)),

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import type { MerchantService } from '../../domain/merchants/merchant-service.js';
 import type { AccessTokens } from '../auth/access-tokens.js';
 import { parseBasicAuthorization } from '../auth/basic-credentials.js';
@@ -23,21 +25,27 @@ function oauthError(reply: FastifyReply, status: number, error: OAuthError | 'to
     .send({ error, error_description: description });
 }
 
-interface TokenForm {
-  grant_type?: string;
-  client_id?: string;
-  client_secret?: string;
-  scope?: string;
-}
+/**
+ * The token request form (RFC 6749 §4.4.2, client authentication §2.3.1). Every member is optional here so that a
+ * missing one gets its RFC 6749 §5.2 error from the handler; a repeated parameter (an array after form parsing) is
+ * refused as `invalid_request` (RFC 6749 §3.1: parameters MUST NOT be included more than once).
+ */
+const TokenFormSchema = Type.Object({
+  grant_type: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  client_secret: Type.Optional(Type.String()),
+  scope: Type.Optional(Type.String()),
+});
 
 /**
  * `POST /authorization/oauth/token` (spec §4.1, §5.2): OAuth 2 client credentials grant (RFC 6749 §4.4).
  * Client authentication by form fields or an HTTP Basic header (RFC 6749 §2.3.1). Rate limited per IP and client.
  */
 export async function oauthTokenRoute(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   opts: { merchants: MerchantService; tokens: AccessTokens; failures: AuthFailureLimit },
 ) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const perIp = app.createRateLimit({ max: TOKEN_RATE_LIMIT.perIp, timeWindow: TOKEN_RATE_LIMIT.timeWindow });
 
   app.post(
@@ -47,6 +55,7 @@ export async function oauthTokenRoute(
         summary: 'Obtain an access token (OAuth 2 client credentials)',
         tags: ['auth'],
         consumes: ['application/x-www-form-urlencoded'],
+        body: TokenFormSchema,
         response: {
           200: {
             type: 'object',
@@ -59,12 +68,15 @@ export async function oauthTokenRoute(
         },
       },
       errorHandler: (error, _request, reply) => {
-        const ct = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+        if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+          return oauthError(reply, 400, 'invalid_request', 'content-type must be application/x-www-form-urlencoded');
+        }
+        const field = error.validation?.[0]?.instancePath.slice(1);
         return oauthError(
           reply,
           400,
           'invalid_request',
-          ct ? 'content-type must be application/x-www-form-urlencoded' : 'malformed request body',
+          field ? `${field} must be given once, as a string` : 'malformed request body',
         );
       },
     },
@@ -77,9 +89,7 @@ export async function oauthTokenRoute(
       if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
         return oauthError(reply, 400, 'invalid_request', 'content-type must be application/x-www-form-urlencoded');
       }
-      const form = (request.body ?? {}) as TokenForm;
-      if (typeof form !== 'object' || Array.isArray(form))
-        return oauthError(reply, 400, 'invalid_request', 'form body expected');
+      const form = request.body ?? {};
       if (!form.grant_type) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
       if (form.grant_type !== 'client_credentials') {
         return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');

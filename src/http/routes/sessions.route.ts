@@ -40,7 +40,7 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
       ...(info.template && { template: info.template }),
       ...(s.order && { order: s.order }),
       urls: s.urls,
-      ...(s.metadata && { metadata: s.metadata as Record<string, string> }),
+      ...(s.metadata && { metadata: s.metadata }),
       ...(s.payId && { payId: s.payId }),
       expiresAt: s.expiresAt.toISOString(),
       expirationTime: s.expiresAt.toISOString(),

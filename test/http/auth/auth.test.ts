@@ -85,6 +85,16 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
     if (error === 'invalid_client') expect(res.headers.get('www-authenticate')).toContain('Basic');
   });
 
+  it('a parameter given twice is an invalid_request naming it (RFC 6749 §3.1)', async () => {
+    const res = await t.call('POST', '/authorization/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=${m.merchantId}&client_secret=a&client_secret=b`,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+    expect(res.body.error_description).toContain('client_secret');
+  });
+
   it('a JSON body at the token endpoint is an invalid_request', async () => {
     const res = await t.call('POST', '/authorization/oauth/token', { json: { grant_type: 'client_credentials' } });
     expect(res.status).toBe(400);
