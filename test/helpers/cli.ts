@@ -1,12 +1,28 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { vi } from 'vitest';
+import { inject, vi } from 'vitest';
 
 /** Absolute path of the `kassa` bin. */
 export const KASSA_BIN = fileURLToPath(new URL('../../bin/kassa.js', import.meta.url));
 
 const run = promisify(execFile);
+
+/**
+ * The environment of a `kassa serve` child listening on https://127.0.0.1:`port` with the run's test certificate,
+ * logging warnings only; `settings` adds or overrides variables (DATABASE_URL, KASSA_DATA_DIR, secrets…).
+ */
+export function serveEnv(port: number, settings: Record<string, string>): Record<string, string> {
+  return {
+    KASSA_HOST: '127.0.0.1',
+    KASSA_PORT: String(port),
+    KASSA_PUBLIC_URL: `https://127.0.0.1:${port}`,
+    KASSA_TLS_CERT: inject('tlsCertFile'),
+    KASSA_TLS_KEY: inject('tlsKeyFile'),
+    LOG_LEVEL: 'warn',
+    ...settings,
+  };
+}
 
 /** Runs `kassa <args>` as a child process and returns its output; rejects with the output on a non-zero exit. */
 export async function kassaCli(

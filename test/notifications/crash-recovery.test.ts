@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
-import { kassaCli, type ServerProcess, startServerProcess } from '../helpers/cli.js';
+import { kassaCli, type ServerProcess, serveEnv, startServerProcess } from '../helpers/cli.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import { freePort } from '../helpers/test-kassa.js';
 import { startReceiver, type TestReceiver } from './webhook-receiver.js';
@@ -35,16 +35,7 @@ describe.each(DIALECTS)('crash recovery of notification delivery (%s)', (dialect
     receiver.delayMs = 60_000; // hold every request: deliveries stay in flight until the kill
     dataDir = mkdtempSync(join(tmpdir(), 'kassa-crash-'));
     const port = await freePort();
-    const env = {
-      DATABASE_URL: database.url,
-      KASSA_DATA_DIR: dataDir,
-      KASSA_HOST: '127.0.0.1',
-      KASSA_PORT: String(port),
-      KASSA_TLS_CERT: inject('tlsCertFile'),
-      KASSA_TLS_KEY: inject('tlsKeyFile'),
-      KASSA_PUBLIC_URL: `https://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-    };
+    const env = serveEnv(port, { DATABASE_URL: database.url, KASSA_DATA_DIR: dataDir });
     const created = await kassaCli(
       [
         'merchant',

@@ -132,36 +132,31 @@ export class Journeys {
     return res;
   }
 
+  /** Creates a DIRECT payment of `amount` (minor units, DKK) for the journey, on the next node; expects 201. */
+  private async createDirect(
+    out: JourneyOutcome,
+    pan: string,
+    amount: number,
+    extra: Record<string, unknown> = {},
+  ): Promise<CallResult> {
+    const body = directPayment(pan, { transId: out.transId, amount: { value: amount, currency: 'DKK' }, ...extra });
+    const created = await this.post('/api/v1/payments', body, out.nodes);
+    if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
+    out.payId = created.body.payId;
+    return created;
+  }
+
   /** Runs one journey of `kind` with amounts from `amount` (minor units, ≥ 100). */
   async run(kind: JourneyKind, amount: number): Promise<JourneyOutcome> {
     const out: JourneyOutcome = { kind, transId: `${kind.toLowerCase()}-${randomUUID()}`, followUps: [], nodes: [] };
     switch (kind) {
       case 'DIRECT_SALE': {
-        const created = await this.post(
-          '/api/v1/payments',
-          directPayment(testPan('40000000', '1000'), {
-            transId: out.transId,
-            amount: { value: amount, currency: 'DKK' },
-          }),
-          out.nodes,
-        );
-        if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
-        out.payId = created.body.payId;
+        await this.createDirect(out, testPan('40000000', '1000'), amount);
         await this.followUp(out, 'refunds', Math.floor(amount / 3));
         break;
       }
       case 'MANUAL_CAPTURES': {
-        const created = await this.post(
-          '/api/v1/payments',
-          directPayment(testPan('51000000', '1000'), {
-            transId: out.transId,
-            amount: { value: amount, currency: 'DKK' },
-            captureMethod: { type: 'MANUAL' },
-          }),
-          out.nodes,
-        );
-        if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
-        out.payId = created.body.payId;
+        await this.createDirect(out, testPan('51000000', '1000'), amount, { captureMethod: { type: 'MANUAL' } });
         const first = Math.floor(amount / 2);
         await this.followUp(out, 'captures', first);
         await this.followUp(out, 'captures', amount - first);
@@ -169,32 +164,14 @@ export class Journeys {
         break;
       }
       case 'REVERSAL': {
-        const created = await this.post(
-          '/api/v1/payments',
-          directPayment(testPan('40000002', '1000'), {
-            transId: out.transId,
-            amount: { value: amount, currency: 'DKK' },
-            captureMethod: { type: 'MANUAL' },
-          }),
-          out.nodes,
-        );
-        if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
-        out.payId = created.body.payId;
+        await this.createDirect(out, testPan('40000002', '1000'), amount, { captureMethod: { type: 'MANUAL' } });
         await this.followUp(out, 'reversals', amount);
         break;
       }
       case 'CHALLENGE': {
-        const created = await this.post(
-          '/api/v1/payments',
-          directPayment(testPan('40000000', '1005'), {
-            transId: out.transId,
-            amount: { value: amount, currency: 'DKK' },
-            urls: { return: RETURN, cancel: CANCEL },
-          }),
-          out.nodes,
-        );
-        if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
-        out.payId = created.body.payId;
+        const created = await this.createDirect(out, testPan('40000000', '1005'), amount, {
+          urls: { return: RETURN, cancel: CANCEL },
+        });
         // Kassa's challenge page on the next node; the ACS answers where its acsURL points (the simulated ACS lives
         // in the node that began the authentication, as a real ACS is one service); the CRes comes back to Kassa on
         // yet another node.

@@ -286,8 +286,9 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
     expect(await outboxTypes(p.payId)).toContain('payment.failed');
   });
 
-  it('HOSTED: card step → surcharge quote → consent → confirm (3DS Method page) → authorized', async () => {
-    const created = await services.hosted.createHostedPayment(merchant, {
+  /** A HOSTED payment of 40.00 DKK, MANUAL capture, waiting on its card step. */
+  const createHosted = () =>
+    services.hosted.createHostedPayment(merchant, {
       merchantId: merchant.merchantId,
       transId: `h-${Math.random().toString(36).slice(2)}`,
       amount: { value: 4_000, currency: 'DKK' },
@@ -297,6 +298,9 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
       challengePreference: 'NO_PREFERENCE',
       urls: { return: 'https://shop.example/ok' },
     });
+
+  it('HOSTED: card step → surcharge quote → consent → confirm (3DS Method page) → authorized', async () => {
+    const created = await createHosted();
     expect(created).toMatchObject({ status: 'PENDING', responseCode: '60040001' });
     const { payment } = await services.hosted.paymentForPage(created.payId);
     const bad = await services.hosted.takeCard(merchant, payment, {
@@ -326,16 +330,7 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
   });
 
   it('HOSTED: a payment left on the card step ends FAILED 20040003 after its link expired', async () => {
-    const created = await services.hosted.createHostedPayment(merchant, {
-      merchantId: merchant.merchantId,
-      transId: `h-${Math.random().toString(36).slice(2)}`,
-      amount: { value: 4_000, currency: 'DKK' },
-      captureMethod: 'MANUAL',
-      integrationType: 'HOSTED',
-      channel: 'ECOM',
-      challengePreference: 'NO_PREFERENCE',
-      urls: { return: 'https://shop.example/ok' },
-    });
+    const created = await createHosted();
     const start = clock.now();
     clock.set(new Date(start.getTime() + 32 * 60_000).toISOString());
     try {
