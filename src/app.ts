@@ -15,7 +15,8 @@ import { StoredCardService } from './domain/cards/stored-card-service.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
-import { FollowUpService } from './domain/payments/follow-up-service.js';
+import { FollowUpRecovery, type FollowUpRecoverySettings } from './domain/payments/follow-up-recovery.js';
+import { FollowUpService, type FollowUpServiceDeps } from './domain/payments/follow-up-service.js';
 import { HostedPaymentService } from './domain/payments/hosted-payment-service.js';
 import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
 import type { Acquirer } from './domain/ports/acquirer.js';
@@ -87,6 +88,8 @@ export interface AppOverrides {
   logStream?: DestinationStream;
   /** Notification delivery settings (tests shorten the poll interval and the timeout, and stub DNS). */
   notifications?: Partial<NotificationDeliverySettings>;
+  /** Follow-up recovery and DELAYED-capture sweeps (tests shorten the interval and the pending age). */
+  followUpRecovery?: Partial<FollowUpRecoverySettings> & { sweepMs?: number };
   /** Settings of the built-in 3-D Secure simulator (tests shorten the decoupled delay, or silence the 3DS Method). */
   threeDSSimulator?: Pick<
     SimulatorDirectoryServerOptions,
@@ -99,6 +102,8 @@ export interface Services {
   merchants: MerchantService;
   payments: PaymentService;
   followUps: FollowUpService;
+  /** Resolves PENDING follow-ups and captures DELAYED payments when due (background sweeps). */
+  followUpRecovery: FollowUpRecovery;
   idempotency: IdempotencyService;
   notifications: NotificationService;
   surcharge: SurchargeSettingsService;
@@ -153,7 +158,8 @@ export function buildServices(
   hooks: Pick<
     PaymentServiceDeps,
     'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl' | 'onPaymentFinal'
-  > = {},
+  > &
+    Pick<FollowUpServiceDeps, 'onUnknownOutcome'> = {},
 ): Services {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
@@ -197,6 +203,15 @@ export function buildServices(
   // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
   const threeDSSimulator = directoryServer instanceof SimulatorDirectoryServer ? directoryServer : undefined;
   threeDSSimulator?.setResultsHandler((rreq) => payments.handleResultsRequest(rreq));
+  const followUpDeps = {
+    store,
+    clock,
+    ids,
+    acquirer,
+    publicUrl: config.publicUrl,
+    onUnknownOutcome: hooks.onUnknownOutcome,
+  };
+  const followUps = new FollowUpService(followUpDeps);
   return {
     threeDSSimulator,
     merchants: new MerchantService(store, clock, ids),
@@ -204,7 +219,8 @@ export function buildServices(
     idempotency: new IdempotencyService(store, clock),
     surcharge: new SurchargeSettingsService(store, clock),
     hosted: new HostedPaymentService(paymentDeps),
-    followUps: new FollowUpService({ store, clock, ids, acquirer, publicUrl: config.publicUrl }),
+    followUps,
+    followUpRecovery: new FollowUpRecovery(followUpDeps, followUps, overrides.followUpRecovery),
     payments,
     storedCards,
   };
@@ -279,6 +295,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     onUnexpectedError: (payId, step, error) =>
       app.log.error({ payId, step, err: error }, 'payment step failed unexpectedly'),
+    onUnknownOutcome: (xId, step, error) =>
+      app.log.warn({ xId, step, err: error }, 'follow-up left PENDING; the recovery sweep completes it'),
   });
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
@@ -397,6 +415,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Every `kassa serve` process delivers notifications and sweeps expired links (server/background-jobs.ts).
   registerBackgroundJobs(app, {
     payments: services.payments,
+    followUpRecovery: services.followUpRecovery,
+    followUpSweepMs: overrides.followUpRecovery?.sweepMs,
     hosted: services.hosted,
     storedCards: services.storedCards,
     notificationRepository: new KyselyStore(db.kysely).notifications,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { StoredCardService } from '../domain/cards/stored-card-service.js';
 import { DELIVERY_TIMEOUT_MS } from '../domain/notifications/retry-schedule.js';
+import type { FollowUpRecovery } from '../domain/payments/follow-up-recovery.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { PaymentService } from '../domain/payments/payment-service.js';
 import type { Clock } from '../domain/ports/clock.js';
@@ -13,12 +14,18 @@ import { pruneFinishedNotifications } from '../notifications/notification-retent
 
 /** How often every node looks for 3-D Secure authentications and hosted card steps abandoned past their link's lifetime. */
 export const EXPIRY_SWEEP_MS = 60_000; // 1 min
+/** How often every node looks for PENDING follow-ups to resolve and DELAYED captures that are due. */
+export const FOLLOW_UP_SWEEP_MS = 15_000; // 15 s
 /** How often every node prunes finished notifications past KASSA_NOTIFICATION_RETENTION_DAYS. */
 export const RETENTION_SWEEP_MS = 10 * 60_000; // 10 min
 
 export interface BackgroundJobsDeps {
   payments: Pick<PaymentService, 'expireAbandonedAuthentications'>;
   hosted: Pick<HostedPaymentService, 'expireAbandonedHostedPayments'>;
+  /** Write-ahead follow-up recovery and DELAYED captures. */
+  followUpRecovery?: Pick<FollowUpRecovery, 'recoverPending' | 'captureDue'>;
+  /** Interval of the follow-up sweeps; default FOLLOW_UP_SWEEP_MS. */
+  followUpSweepMs?: number;
   /** The card vault's key sweep (finishes re-encryption after `kassa keys rotate`, retires unused keys). */
   storedCards?: Pick<StoredCardService, 'maintainKeys'>;
   notificationRepository: NotificationRepository;
@@ -32,7 +39,8 @@ export interface BackgroundJobsDeps {
 
 /**
  * The jobs every `kassa serve` process runs beside its HTTP server (DESIGN.md §3, §5): the outbox dispatcher that
- * delivers notifications, and the expiry sweeps of abandoned 3-D Secure authentications and hosted card steps. Every
+ * delivers notifications, the expiry sweeps of abandoned 3-D Secure authentications and hosted card steps, and the
+ * follow-up sweeps (PENDING follow-ups resolved, DELAYED payments captured when due). Every
  * node runs them; the database decides who acts (claims with `FOR UPDATE SKIP LOCKED`, guarded status updates).
  * They start when the server listens and stop, drained, when it closes.
  */
@@ -72,6 +80,33 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
     expirySweep.unref();
   });
   app.addHook('onClose', async () => clearInterval(expirySweep));
+
+  // Write-ahead follow-ups left PENDING (acquirer or database failure, a node killed mid-call) are resolved by asking
+  // the acquirer; DELAYED payments are captured when due. One sweep at a time per node; claims split the work
+  // between nodes.
+  const recovery = deps.followUpRecovery;
+  if (recovery) {
+    let followUpSweep: NodeJS.Timeout | undefined;
+    let sweeping: Promise<unknown> = Promise.resolve();
+    const sweep = () => {
+      sweeping = sweeping.then(async () => {
+        await recovery
+          .recoverPending()
+          .catch((error: unknown) => app.log.error({ err: error }, 'follow-up recovery sweep failed'));
+        await recovery
+          .captureDue()
+          .catch((error: unknown) => app.log.error({ err: error }, 'delayed capture sweep failed'));
+      });
+    };
+    app.addHook('onListen', async () => {
+      followUpSweep = setInterval(sweep, deps.followUpSweepMs ?? FOLLOW_UP_SWEEP_MS);
+      followUpSweep.unref();
+    });
+    app.addHook('onClose', async () => {
+      clearInterval(followUpSweep);
+      await sweeping;
+    });
+  }
 
   // The outbox stays bounded: finished notifications past their retention are pruned, once at start and then
   // every 10 minutes, on every node (each skips the rows another is deleting).

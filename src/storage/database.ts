@@ -55,6 +55,10 @@ export interface PaymentTable {
   surcharge_consent: string | null;
   created_at: string;
   updated_at: string;
+  /** DELAYED capture: when the sweep captures the payment (null: nothing scheduled). */
+  capture_due_at: string | null;
+  /** The DELAYED-capture sweep's lease on the payment. */
+  capture_claimed_until: string | null;
 }
 
 export interface CheckoutSessionTable {
@@ -89,9 +93,14 @@ export interface PaymentOperationTable {
   trans_id: string | null;
   value: number;
   surcharge_value: number;
+  /** OK, FAILED, or PENDING while the acquirer's answer is outstanding (write-ahead follow-ups). */
   status: string;
   response_code: string;
   created_at: string;
+  /** 1: a capture sent as the final one (Paygate `finishAuth: "Y"`). */
+  final_capture: number | null;
+  /** The recovery sweep's lease on a PENDING operation. */
+  claimed_until: string | null;
 }
 
 export interface IdempotencyKeyTable {

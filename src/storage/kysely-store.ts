@@ -3,6 +3,7 @@ import type { Store } from '../domain/ports/store.js';
 import { KyselyApiKeyRepository } from './api-key-repository.kysely.js';
 import { KyselyCheckoutSessionRepository } from './checkout-session-repository.kysely.js';
 import type { Database } from './database.js';
+import { KyselyFollowUpOperationRepository } from './follow-up-operation-repository.kysely.js';
 import { KyselyIdempotencyRepository } from './idempotency-repository.kysely.js';
 import { KyselyMerchantRepository } from './merchant-repository.kysely.js';
 import { KyselyNotificationOutbox } from './notification-outbox.kysely.js';
@@ -22,6 +23,7 @@ export class KyselyStore implements Store {
   readonly threeDSTransactions: KyselyThreeDSTransactionRepository;
   readonly notifications: KyselyNotificationRepository;
   readonly surchargeSettings: KyselySurchargeSettingsRepository;
+  readonly followUpOperations: KyselyFollowUpOperationRepository;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -36,6 +38,7 @@ export class KyselyStore implements Store {
     this.threeDSTransactions = new KyselyThreeDSTransactionRepository(db);
     this.notifications = new KyselyNotificationRepository(db);
     this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
+    this.followUpOperations = new KyselyFollowUpOperationRepository(db);
   }
 
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {

@@ -25,9 +25,10 @@ function operationRowToOperation(row: Selectable<PaymentOperationTable>): Paymen
     transId: optional(row.trans_id),
     value: row.value,
     surchargeValue: row.surcharge_value,
-    status: row.status as 'OK' | 'FAILED',
+    status: row.status as PaymentOperation['status'],
     responseCode: row.response_code,
     creationDate: fromDbTime(row.created_at),
+    ...(Number(row.final_capture) === 1 && { finalCapture: true }),
   };
 }
 

@@ -3,6 +3,7 @@
  * payment try under its transId. A session holds no payment until the cardholder starts paying.
  */
 import { KassaError, validationError } from '../errors/error-catalogue.js';
+import { delayedCaptureProblem } from './delayed-capture.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkCurrency } from '../merchants/merchant-service.js';
 import { isHexId, newHexId } from '../ports/id-generator.js';
@@ -40,6 +41,8 @@ export async function createSession(
   checkCurrency(cmd.amount.currency);
   checkHostedUrls(merchant, cmd.urls, ['return', 'cancel']);
   checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
+  const delayed = delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours);
+  if (delayed.length > 0) throw validationError(delayed);
   const now = deps.clock.now();
   const ttl =
     cmd.expirationTime !== undefined

@@ -14,6 +14,7 @@ import { isHexId } from '../ports/id-generator.js';
 import { authenticateAndAuthorize, authorizeAtAcquirer } from './authorize-payment.js';
 import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import { insertPendingDirectPayment } from './insert-direct-payment.js';
+import { delayedCaptureProblem } from './delayed-capture.js';
 import type { Payment } from './payment.js';
 import { deviceChannelOf } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
@@ -132,6 +133,7 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
     const problem = checkMerchantUrl(url, merchant.sandbox);
     if (problem) errors.push({ field: `urls.${name}`, message: problem });
   }
+  errors.push(...delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours));
   if (errors.length > 0) throw validationError(errors);
 }
 

@@ -1,5 +1,6 @@
 import type { Merchant } from '../merchants/merchant.js';
 import type { Store } from '../ports/store.js';
+import { delayedCaptureDueAt } from './delayed-capture.js';
 import type { Payment, PaymentOperation } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 import { enqueuePaymentEvent } from './payment-events.js';
@@ -40,6 +41,9 @@ export async function recordFinalPayment(
     updatedAt: deps.clock.now(),
   };
   await tx.payments.update(final);
+  // DELAYED: authorized like MANUAL and captured automatically later (FollowUpRecovery.captureDue).
+  const captureDueAt = status === 'AUTHORIZED' ? delayedCaptureDueAt(final, final.updatedAt) : undefined;
+  if (captureDueAt) await tx.followUpOperations.scheduleCapture(final.payId, captureDueAt);
   const t = await tx.threeDSTransactions.find(final.payId);
   if (t !== undefined && t.phase !== 'DONE') {
     await tx.threeDSTransactions.claimPhase(t.payId, t.phase, 'DONE', final.updatedAt);

@@ -18,6 +18,8 @@ export interface FollowUpServiceDeps {
   acquirer: Acquirer;
   /** Kassa's public https base URL, without a trailing slash (for `_links` in events). */
   publicUrl: string;
+  /** Told when a follow-up's outcome is not recorded yet (acquirer transport failure, or the result write failed). */
+  onUnknownOutcome?: (xId: string, step: 'acquirer' | 'record', error: unknown) => void;
 }
 
 /**
@@ -58,24 +60,64 @@ const EVENT_TYPES: Record<FollowUpTransition, PaymentEventType> = {
   REVERSE: 'payment.reversed',
 };
 
-function surchargeTotals(p: Payment): SurchargeTotals {
+/** What PENDING operations (write-ahead follow-ups awaiting the acquirer's answer) hold reserved. Minor units. */
+export interface Reservations {
+  capture: number;
+  surchargeCapture: number;
+  refund: number;
+  surchargeRefund: number;
+  reversal: boolean;
+  /** A capture sent as the final one (OK or PENDING): nothing more can be captured. */
+  finalCapture: boolean;
+}
+
+/** Sums the PENDING operations of a payment (their amounts are reserved until the acquirer's answer is recorded). */
+export function reservationsOf(payment: Payment): Reservations {
+  const r: Reservations = {
+    capture: 0,
+    surchargeCapture: 0,
+    refund: 0,
+    surchargeRefund: 0,
+    reversal: false,
+    finalCapture: false,
+  };
+  for (const op of payment.operations) {
+    if (op.type === 'CAPTURE' && op.finalCapture && op.status !== 'FAILED') r.finalCapture = true;
+    if (op.status !== 'PENDING') continue;
+    if (op.type === 'CAPTURE') {
+      r.capture += op.value;
+      r.surchargeCapture += op.surchargeValue;
+    } else if (op.type === 'REFUND') {
+      r.refund += op.value;
+      r.surchargeRefund += op.surchargeValue;
+    } else if (op.type === 'REVERSAL') r.reversal = true;
+  }
+  return r;
+}
+
+/** The totals a new operation's surcharge share is prorated from: committed totals plus reservations. */
+function surchargeTotals(p: Payment, r: Reservations): SurchargeTotals {
   return {
     authorizedValue: p.value,
     surchargeValue: p.surcharge.value,
-    capturedValue: p.capturedValue,
-    surchargeCapturedValue: p.surchargeCapturedValue,
-    refundedValue: p.refundedValue,
-    surchargeRefundedValue: p.surchargeRefundedValue,
+    capturedValue: p.capturedValue + r.capture,
+    surchargeCapturedValue: p.surchargeCapturedValue + r.surchargeCapture,
+    refundedValue: p.refundedValue + r.refund,
+    surchargeRefundedValue: p.surchargeRefundedValue + r.surchargeRefund,
   };
 }
 
 /**
  * Decides a follow-up on a payment (pure): the state machine edge, the amount limits and the surcharge share.
- * `value` is the merchant-basis amount (undefined for a reversal without amount).
+ * `value` is the merchant-basis amount (undefined for a reversal without amount). PENDING operations count against
+ * the limits as if approved (their amounts are reserved), so two follow-ups decided one after the other while the
+ * first still waits for the acquirer can never over-capture or over-refund together.
  * @throws KassaError PAYMENT_NOT_CAPTURABLE / PAYMENT_NOT_REFUNDABLE / PAYMENT_NOT_REVERSIBLE (409) for a forbidden
- * edge; CAPTURE_EXCEEDS_AUTHORIZED (409) when value > authorized − captured; REFUND_EXCEEDS_CAPTURED (409) when
- * value > captured − refunded; VALIDATION_FAILED (400) for a missing amount or a reversal amount other than the
- * authorized amount. Source: DESIGN.md §4 "Follow-ups and surcharge".
+ * edge (a capture after the final capture, `finishAuth: "Y"`, or while a reversal is pending; a reversal with money
+ * captured or a capture pending); CAPTURE_EXCEEDS_AUTHORIZED (409) when value > authorized − captured − reserved;
+ * REFUND_EXCEEDS_CAPTURED (409) when value > captured − refunded − reserved; VALIDATION_FAILED (400) for a missing
+ * amount or a reversal amount other than the authorized amount. Source: DESIGN.md §4 "Follow-ups and surcharge",
+ * paygate-v2-wire.md §3 (`finishAuth`).
  */
 export function planFollowUp(
   payment: Payment,
@@ -83,14 +125,25 @@ export function planFollowUp(
   value: number | undefined,
 ): FollowUpPlan {
   const status = nextStatus(payment.status, transition);
-  // AUTHORIZED implies nothing captured; the second test guards totals that would contradict the status.
-  if (!status || (transition === 'REVERSE' && payment.capturedValue > 0)) {
-    throw new KassaError(
-      FORBIDDEN_FOLLOW_UP_CODES[transition],
-      `payment ${payment.payId} is ${payment.status}${payment.capturedValue > 0 ? ' with money captured' : ''}`,
-    );
+  const reserved = reservationsOf(payment);
+  const blocked =
+    transition === 'REVERSE'
+      ? payment.capturedValue > 0 || reserved.capture > 0 || reserved.reversal
+      : transition === 'CAPTURE'
+        ? reserved.reversal || reserved.finalCapture
+        : false;
+  // AUTHORIZED implies nothing captured; the guards catch totals and reservations that forbid the edge.
+  if (!status || blocked) {
+    const why = reserved.finalCapture
+      ? ' and its final capture (finishAuth Y) released the rest'
+      : payment.capturedValue > 0 || reserved.capture > 0
+        ? ' with money captured'
+        : reserved.reversal
+          ? ' with a reversal pending'
+          : '';
+    throw new KassaError(FORBIDDEN_FOLLOW_UP_CODES[transition], `payment ${payment.payId} is ${payment.status}${why}`);
   }
-  const totals = surchargeTotals(payment);
+  const totals = surchargeTotals(payment, reserved);
   if (transition === 'REVERSE') {
     if (value !== undefined && value !== payment.value) {
       throw validationError([
@@ -101,13 +154,13 @@ export function planFollowUp(
   }
   if (value === undefined) throw validationError([{ field: 'amount', message: 'is required' }]);
   if (transition === 'CAPTURE') {
-    const capturable = payment.value - payment.capturedValue;
+    const capturable = payment.value - payment.capturedValue - reserved.capture;
     if (value > capturable) {
       throw new KassaError('CAPTURE_EXCEEDS_AUTHORIZED', `at most ${capturable} can still be captured`);
     }
     return { transition, status, value, surchargeValue: captureSurchargeShare(totals, value) };
   }
-  const refundable = payment.capturedValue - payment.refundedValue;
+  const refundable = payment.capturedValue - payment.refundedValue - reserved.refund;
   if (value > refundable) {
     throw new KassaError('REFUND_EXCEEDS_CAPTURED', `at most ${refundable} can still be refunded`);
   }
@@ -115,14 +168,15 @@ export function planFollowUp(
 }
 
 /**
- * The payment after an approved follow-up (pure): new status and totals, and the operation appended.
+ * The payment after an approved follow-up (pure): new status and totals, and the operation in its list (replacing
+ * the PENDING one of the same xId, else appended).
  * Source of the totals: DESIGN.md §4 "Payment details" (capturedValue / refundedValue per amount and surcharge).
  */
 export function applyFollowUp(payment: Payment, plan: FollowUpPlan, operation: PaymentOperation, at: Date): Payment {
   const next: Payment = {
     ...payment,
     status: plan.status,
-    operations: [...payment.operations, operation],
+    operations: withOperation(payment.operations, operation),
     updatedAt: at,
   };
   if (plan.transition === 'CAPTURE') {
@@ -135,18 +189,39 @@ export function applyFollowUp(payment: Payment, plan: FollowUpPlan, operation: P
   return next;
 }
 
+function withOperation(operations: PaymentOperation[], operation: PaymentOperation): PaymentOperation[] {
+  const i = operations.findIndex((op) => op.xId === operation.xId);
+  return i < 0 ? [...operations, operation] : operations.map((op, j) => (j === i ? operation : op));
+}
+
+/** The follow-up transition of an operation type. */
+const TRANSITIONS: Partial<Record<OperationType, FollowUpTransition>> = {
+  CAPTURE: 'CAPTURE',
+  REFUND: 'REFUND',
+  REVERSAL: 'REVERSE',
+};
+
+/** Response code of an operation whose acquirer answer is outstanding (status PENDING). */
+export const FOLLOW_UP_PENDING_CODE = '60020002';
+
 /**
- * Follow-up operations on a payment: capture, refund, reversal (DESIGN.md §4, spec §1.10). Each runs
- * validate → load (row lock) → decide → call the acquirer → persist result and event, in ONE database transaction:
- * concurrent follow-ups on one payment run one after another, so they can never over-capture or over-refund.
- * The acquirer is called inside the transaction (see README.md beside this file for why, and what a networked
- * acquirer would need instead). A decline is a result: a FAILED operation with its responseCode, totals unchanged.
+ * Follow-up operations on a payment: capture, refund, reversal (DESIGN.md §4, spec §1.10), write-ahead (issue 9
+ * defect 3; Hyperswitch's validate → load → decide → persist intent → call out → persist result):
+ * 1. transaction 1 loads the payment with its row locked, decides (state machine, limits counting PENDING
+ *    reservations, surcharge share) and records the operation PENDING with its amount reserved; commit;
+ * 2. the acquirer is called outside any transaction with the operation's xId (idempotent at the acquirer);
+ * 3. transaction 2 records the result: OK → totals, status and event; FAILED → the reservation is released.
+ * When the acquirer call throws (transport failure: outcome unknown) or step 3 fails, the operation stays PENDING
+ * and the answer says PENDING, never success; `FollowUpRecovery` (`follow-up-recovery.ts`) resolves it by asking the
+ * acquirer. Concurrent follow-ups on one payment are decided one after another under the row lock, so they can never
+ * over-capture or over-refund. A decline is a result: a FAILED operation with its responseCode, totals unchanged.
  */
 export class FollowUpService {
   constructor(private readonly deps: FollowUpServiceDeps) {}
 
   /**
    * Captures `amount` (merchant basis) of an AUTHORIZED or partly captured payment, plus its surcharge share.
+   * `finishAuth` makes it the final capture: the acquirer releases the uncaptured rest and no capture follows.
    * @throws KassaError PAYMENT_NOT_FOUND, VALIDATION_FAILED (amount.currency), PAYMENT_NOT_CAPTURABLE,
    * CAPTURE_EXCEEDS_AUTHORIZED.
    */
@@ -178,9 +253,9 @@ export class FollowUpService {
   ): Promise<FollowUpOutcome> {
     // validate
     if (!isHexId(payId)) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
-    const { clock, ids, acquirer } = this.deps;
-    return this.deps.store.transaction(async (tx) => {
-      // load, with the payment row locked until commit
+    const { clock, ids } = this.deps;
+    // transaction 1: load (row locked), decide, persist the intent (PENDING, amount reserved)
+    const reserved = await this.deps.store.transaction(async (tx) => {
       const payment = await tx.payments.findByPayIdForUpdate(merchant.merchantId, payId);
       if (!payment) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
       const errors: FieldError[] = [];
@@ -188,55 +263,124 @@ export class FollowUpService {
         errors.push({ field: 'amount.currency', message: `must be the payment currency ${payment.currency}` });
       }
       if (errors.length > 0) throw validationError(errors);
-
-      // decide
       const plan = planFollowUp(payment, transition, cmd.amount?.value);
-      const authorization = payment.operations.find((op) => op.type === 'AUTHORIZATION' && op.status === 'OK');
-      if (!authorization) throw new Error(`payment ${payId} is ${payment.status} without an OK authorization`);
-
-      // call out
-      const request: AcquirerFollowUpRequest = {
-        xId: newHexId(ids),
-        authorizationXId: authorization.xId,
-        payId,
-        merchantId: merchant.merchantId,
-        value: plan.value + plan.surchargeValue,
-        currency: payment.currency,
-      };
-      const result: AcquirerFollowUpResult =
-        transition === 'CAPTURE'
-          ? await acquirer.capture(request)
-          : transition === 'REFUND'
-            ? await acquirer.refund(request)
-            : await acquirer.reverse(request);
-
-      // persist result (and its event, in the same transaction)
-      const now = clock.now();
       const operation: PaymentOperation = {
-        xId: request.xId,
+        xId: newHexId(ids),
         type: OPERATION_TYPES[transition],
         transId: cmd.transId,
         ...(cmd.refNr !== undefined && { refNr: cmd.refNr }),
         value: plan.value,
         surchargeValue: plan.surchargeValue,
-        status: result.outcome === 'APPROVED' ? 'OK' : 'FAILED',
-        responseCode: responseCodeFromAcquirer(result.responseCode),
-        creationDate: now,
+        status: 'PENDING',
+        responseCode: FOLLOW_UP_PENDING_CODE,
+        creationDate: clock.now(),
+        ...(transition === 'CAPTURE' && cmd.finishAuth && { finalCapture: true }),
       };
-      if (result.outcome === 'DECLINED') {
-        const declined: Payment = { ...payment, operations: [...payment.operations, operation], updatedAt: now };
-        await tx.payments.update(declined);
-        return { payment: declined, operation };
-      }
-      const updated = applyFollowUp(payment, plan, operation, now);
-      await tx.payments.update(updated);
-      await enqueuePaymentEvent(tx, this.deps, merchant, updated, EVENT_TYPES[transition]);
-      return { payment: updated, operation };
+      // Fails here for a payment without an OK authorization (a bug elsewhere), before anything is written.
+      acquirerRequest(payment, operation);
+      await tx.followUpOperations.reserve(payId, operation);
+      return { payment: { ...payment, operations: [...payment.operations, operation] }, operation };
     });
+
+    // call out, outside any transaction
+    let result: AcquirerFollowUpResult;
+    try {
+      result = await sendFollowUp(this.deps.acquirer, reserved.payment, reserved.operation);
+    } catch (error) {
+      this.deps.onUnknownOutcome?.(reserved.operation.xId, 'acquirer', error);
+      return reserved;
+    }
+
+    // transaction 2: persist the result and its event
+    try {
+      return await recordFollowUpResult(this.deps, merchant, payId, reserved.operation.xId, result);
+    } catch (error) {
+      // The acquirer answered but the result is not recorded: the operation is PENDING in the database and the
+      // recovery sweep completes it (the acquirer answers the same xId with the same result).
+      this.deps.onUnknownOutcome?.(reserved.operation.xId, 'record', error);
+      return reserved;
+    }
   }
 }
 
-/** A follow-up's result: the payment after it, and the operation recorded (status OK, or FAILED on a decline). */
+/** The acquirer's request for a follow-up operation. @throws Error when the payment has no OK authorization. */
+export function acquirerRequest(payment: Payment, operation: PaymentOperation): AcquirerFollowUpRequest {
+  const authorization = payment.operations.find((op) => op.type === 'AUTHORIZATION' && op.status === 'OK');
+  if (!authorization) throw new Error(`payment ${payment.payId} is ${payment.status} without an OK authorization`);
+  return {
+    xId: operation.xId,
+    authorizationXId: authorization.xId,
+    payId: payment.payId,
+    merchantId: payment.merchantId,
+    value: operation.value + operation.surchargeValue,
+    currency: payment.currency,
+    ...(operation.finalCapture && { finalCapture: true }),
+  };
+}
+
+/** Sends a follow-up operation to the acquirer (idempotent by its xId). Throws on transport failure. */
+export function sendFollowUp(
+  acquirer: Acquirer,
+  payment: Payment,
+  operation: PaymentOperation,
+): Promise<AcquirerFollowUpResult> {
+  const request = acquirerRequest(payment, operation);
+  if (operation.type === 'CAPTURE') return acquirer.capture(request);
+  if (operation.type === 'REFUND') return acquirer.refund(request);
+  return acquirer.reverse(request);
+}
+
+/**
+ * Transaction 2 of a write-ahead follow-up (also the recovery sweep's last step): with the payment row locked, records
+ * the acquirer's answer on the PENDING operation `xId`. APPROVED: status and totals move, the payment.* event is
+ * queued in the same transaction, and a scheduled DELAYED capture is cancelled; DECLINED: the operation is FAILED, its
+ * reservation released, no event. An operation no longer PENDING (completed by another node) is left as it is.
+ * @throws Error when the payment or the operation does not exist (a bug in the caller).
+ */
+export async function recordFollowUpResult(
+  deps: Pick<FollowUpServiceDeps, 'store' | 'clock' | 'ids' | 'publicUrl'>,
+  merchant: Merchant,
+  payId: string,
+  xId: string,
+  result: AcquirerFollowUpResult,
+): Promise<FollowUpOutcome> {
+  return deps.store.transaction(async (tx) => {
+    const payment = await tx.payments.findByPayIdForUpdate(merchant.merchantId, payId);
+    const pending = payment?.operations.find((op) => op.xId === xId);
+    if (!payment || !pending) throw new Error(`no operation ${xId} on payment ${payId}`);
+    if (pending.status !== 'PENDING') return { payment, operation: pending };
+    const approved = result.outcome === 'APPROVED';
+    const operation: PaymentOperation = {
+      ...pending,
+      status: approved ? 'OK' : 'FAILED',
+      responseCode: responseCodeFromAcquirer(result.responseCode),
+    };
+    await tx.followUpOperations.complete(xId, operation.status === 'OK' ? 'OK' : 'FAILED', operation.responseCode);
+    const now = deps.clock.now();
+    if (!approved) {
+      const declined: Payment = { ...payment, operations: withOperation(payment.operations, operation), updatedAt: now };
+      await tx.payments.update(declined);
+      return { payment: declined, operation };
+    }
+    const transition = TRANSITIONS[pending.type];
+    const status = transition && nextStatus(payment.status, transition);
+    if (!transition || !status) throw new Error(`payment ${payId} is ${payment.status}: ${pending.type} is no edge`);
+    const plan: FollowUpPlan = { transition, status, value: pending.value, surchargeValue: pending.surchargeValue };
+    const updated = applyFollowUp(payment, plan, operation, now);
+    await tx.payments.update(updated);
+    // A DELAYED payment captured or reversed before its time is not captured automatically any more.
+    if (transition !== 'REFUND' && updated.captureMethod === 'DELAYED') {
+      await tx.followUpOperations.scheduleCapture(payId, undefined);
+    }
+    await enqueuePaymentEvent(tx, deps, merchant, updated, EVENT_TYPES[transition]);
+    return { payment: updated, operation };
+  });
+}
+
+/**
+ * A follow-up's result: the payment after it, and the operation recorded (status OK; FAILED on a decline; PENDING
+ * when the acquirer's answer is not known or not recorded yet).
+ */
 export interface FollowUpOutcome {
   payment: Payment;
   operation: PaymentOperation;

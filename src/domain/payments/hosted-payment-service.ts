@@ -1,4 +1,4 @@
-import { type FieldError, KassaError } from '../errors/error-catalogue.js';
+import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkCurrency } from '../merchants/merchant-service.js';
 import type { BinRecord } from '../ports/bin-table.js';
@@ -12,6 +12,7 @@ import {
   sessionForPage,
   startSessionPayment,
 } from './checkout-sessions.js';
+import { delayedCaptureProblem } from './delayed-capture.js';
 import { finishPayment, recordFinalPayment } from './finish-payment.js';
 import {
   checkHostedCredentialOnFile,
@@ -69,6 +70,8 @@ export class HostedPaymentService {
     checkCurrency(cmd.amount.currency);
     checkHostedUrls(merchant, cmd.urls, ['return']);
     checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
+    const delayed = delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours);
+    if (delayed.length > 0) throw validationError(delayed);
     const payment = await newPendingPayment(this.deps, this.deps.store, merchant, {
       transId: cmd.transId,
       refNr: cmd.refNr,

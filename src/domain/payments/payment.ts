@@ -148,10 +148,19 @@ export interface PaymentOperation {
   value: number;
   /** The surcharge share of this operation. */
   surchargeValue: number;
-  status: 'OK' | 'FAILED';
+  /**
+   * OK or FAILED once the acquirer answered; PENDING while its answer is outstanding (a write-ahead follow-up,
+   * `follow-up-service.ts`): the amount is reserved against the limits until the recovery sweep completes it.
+   */
+  status: OperationStatus;
   responseCode: string;
   creationDate: Date;
+  /** CAPTURE only: sent as the final capture (Paygate `finishAuth: "Y"`); the uncaptured rest is released. */
+  finalCapture?: boolean;
 }
+
+/** The status of one operation (paygate-v2-wire.md §3: the follow-up answer's `status`). */
+export type OperationStatus = 'OK' | 'FAILED' | 'PENDING';
 
 /** A card payment (the payment aggregate). Amounts are integer minor units of `currency`. */
 export interface Payment {

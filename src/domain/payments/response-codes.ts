@@ -7,6 +7,7 @@ export const RESPONSE_CODES = {
   '00000000': 'Transaction successful',
   '60000001': 'Payment is being processed',
   '60020001': 'Authorization outcome unknown: the acquirer did not answer; Kassa reconciles it',
+  '60020002': 'Follow-up pending: the acquirer’s answer is outstanding; Kassa completes it and notifies the result',
   '60010001': 'Waiting for the cardholder to complete the 3-D Secure challenge',
   '60010002': 'Waiting for decoupled 3-D Secure authentication by the issuer',
   '60010003': "Waiting for the cardholder's browser to start 3-D Secure",

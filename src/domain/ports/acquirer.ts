@@ -92,6 +92,8 @@ export interface AcquirerFollowUpRequest {
   /** Minor units of `currency`, surcharge share included (what actually moves). */
   value: number;
   currency: string;
+  /** CAPTURE only: the final capture of the authorization (Paygate `finishAuth: "Y"`); the acquirer releases the rest. */
+  finalCapture?: boolean;
 }
 
 /** Result of a follow-up: a decline is a result, not an error. `responseCode` as in AcquirerAuthorizationResult. */
@@ -101,7 +103,10 @@ export type AcquirerFollowUpResult =
 
 /**
  * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
- * Every method throws only on transport failure.
+ * Every method throws only on transport failure (network error, timeout): the outcome is then unknown.
+ * Follow-ups are idempotent by `xId`, as a real acquirer's idempotency key (Stripe `Idempotency-Key`, Adyen
+ * `Idempotency-Key`, ISO 8583 retransmission by STAN/RRN): sending the same xId again answers the first result and
+ * never moves money twice. Kassa relies on that to resolve a follow-up whose answer it never received.
  */
 export interface Acquirer {
   /** Authorizes (and with `capture` also captures) an amount. Throws only on transport failure. */
@@ -112,4 +117,9 @@ export interface Acquirer {
   refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
   /** Reverses (cancels) a whole uncaptured authorization, releasing the cardholder's funds. */
   reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
+  /**
+   * The result of the follow-up sent with `xId` (the acquirer's transaction status lookup), or undefined when the
+   * acquirer never received it. Throws only on transport failure.
+   */
+  inquire(xId: string): Promise<AcquirerFollowUpResult | undefined>;
 }

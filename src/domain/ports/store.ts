@@ -52,6 +52,43 @@ export interface PaymentRepository {
   insertOperations(payId: string, operations: PaymentOperation[]): Promise<void>;
 }
 
+/** A PENDING follow-up claimed by the recovery sweep (`follow-up-recovery.ts`). */
+export interface ClaimedFollowUp {
+  xId: string;
+  payId: string;
+  merchantId: string;
+}
+
+/**
+ * Write-ahead follow-ups (issue 9 defect 3) and scheduled DELAYED captures. Claims are safe on every node at once:
+ * PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite's single writer; a claim is a lease that expires, so a node that dies
+ * while holding one delays the work, never loses it.
+ */
+export interface FollowUpOperationRepository {
+  /**
+   * Appends a PENDING operation to the payment, numbered after its last. Call it inside `Store.transaction` after
+   * `PaymentRepository.findByPayIdForUpdate`, so that the reservation is decided and written under the row lock.
+   */
+  reserve(payId: string, operation: PaymentOperation): Promise<void>;
+  /**
+   * Records the acquirer's answer on a PENDING operation and drops its claim.
+   * @returns false when the operation was not PENDING any more (completed elsewhere).
+   */
+  complete(xId: string, status: 'OK' | 'FAILED', responseCode: string): Promise<boolean>;
+  /**
+   * Claims up to `limit` PENDING operations created before `before` whose earlier claim (if any) has expired at
+   * `now`, until `leaseUntil`. Concurrent sweeps never claim the same operation.
+   */
+  claimPending(before: Date, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedFollowUp[]>;
+  /** Sets when a DELAYED payment is captured automatically; `undefined` cancels it (captured or reversed before). */
+  scheduleCapture(payId: string, dueAt: Date | undefined): Promise<void>;
+  /**
+   * Claims up to `limit` payments whose scheduled capture is due at `now` and not claimed (or the claim expired),
+   * until `leaseUntil`. Concurrent sweeps never claim the same payment.
+   */
+  claimDueCaptures(now: Date, leaseUntil: Date, limit: number): Promise<{ payId: string; merchantId: string }[]>;
+}
+
 /** A stored idempotent request (DESIGN.md §4, IETF draft-ietf-httpapi-idempotency-key-header). */
 export interface IdempotencyRecord {
   requestHash: string;
@@ -167,6 +204,8 @@ export interface Store {
   surchargeSettings: SurchargeSettingsRepository;
   /** Per-payment 3-D Secure state between AReq and final result (challenge, decoupled, 3DS Method). */
   threeDSTransactions: ThreeDSTransactionRepository;
+  /** Write-ahead follow-up operations and scheduled DELAYED captures. */
+  followUpOperations: FollowUpOperationRepository;
   /** Runs `work` in one database transaction; every repository of the `tx` store uses it. Rolls back on throw. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
 }

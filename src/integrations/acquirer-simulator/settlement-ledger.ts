@@ -32,18 +32,26 @@ export interface SettlementLedger {
   append(record: SettlementRecord): Promise<void>;
   /** Every record so far, oldest first. */
   records(): Promise<SettlementRecord[]>;
+  /** The record of the message sent with `xId`, if it was booked (the acquirer's idempotency check). */
+  find(xId: string): Promise<SettlementRecord | undefined>;
 }
 
 /** Records in this process's memory: one node, or tests. */
 export class MemorySettlementLedger implements SettlementLedger {
   private readonly list: SettlementRecord[] = [];
+  private readonly byXId = new Map<string, SettlementRecord>();
 
   async append(record: SettlementRecord): Promise<void> {
     this.list.push(record);
+    this.byXId.set(record.xId, record);
   }
 
   async records(): Promise<SettlementRecord[]> {
     return [...this.list];
+  }
+
+  async find(xId: string): Promise<SettlementRecord | undefined> {
+    return this.byXId.get(xId);
   }
 }
 
@@ -69,6 +77,10 @@ export class FileSettlementLedger implements SettlementLedger {
       .filter((line) => line.length > 0)
       .map((line) => JSON.parse(line) as SettlementRecord);
   }
+
+  async find(xId: string): Promise<SettlementRecord | undefined> {
+    return (await this.records()).find((r) => r.xId === xId);
+  }
 }
 
 /** Per authorization: what the ledger says was authorized, captured, refunded and reversed (minor units). */
@@ -80,6 +92,8 @@ export interface SettlementTotals {
   captured: number;
   refunded: number;
   reversed: boolean;
+  /** Released by a final capture (Paygate `finishAuth: "Y"`): authorized − captured at that capture. */
+  released: number;
   /** Messages seen per xId; more than one means a message was applied twice. */
   messagesPerXId: Map<string, number>;
 }
@@ -98,6 +112,7 @@ export function settlementTotals(records: SettlementRecord[]): Map<string, Settl
         captured: 0,
         refunded: 0,
         reversed: false,
+        released: 0,
         messagesPerXId: new Map(),
       };
       byPayment.set(r.payId, t);
@@ -107,7 +122,10 @@ export function settlementTotals(records: SettlementRecord[]): Map<string, Settl
     else if (r.type === 'SALE') {
       t.authorized += r.value;
       t.captured += r.value;
-    } else if (r.type === 'CAPTURE') t.captured += r.value;
+    } else if (r.type === 'CAPTURE') {
+      t.captured += r.value;
+      if (r.finalCapture) t.released = t.authorized - t.captured;
+    }
     else if (r.type === 'REFUND') t.refunded += r.value;
     else t.reversed = true;
   }

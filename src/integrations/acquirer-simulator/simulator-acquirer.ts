@@ -52,9 +52,13 @@ function hasExpired(expiryDate: string, now: Date): boolean {
  * `schemeReferenceId` for every approval in the network's format (scheme-reference.ts), and refuses a
  * merchant-initiated payment whose `storedCredential.schemeReferenceId` is missing or was not issued for that card
  * with "12 invalid transaction".
- * Follow-ups (capture, refund, reversal) are always approved: they carry no card number to pick a scenario by, and
- * Kassa itself enforces the amount limits before calling. Tests that need a declined follow-up pass their own
- * Acquirer (AppOverrides.acquirer).
+ * Follow-ups (capture, refund, reversal) are approved: they carry no card number to pick a scenario by, and Kassa
+ * itself enforces the amount limits before calling; only a capture after the final capture of its authorization
+ * (Paygate `finishAuth: "Y"`, which released the rest) is declined "12 invalid transaction". Tests that need other
+ * declined follow-ups pass their own Acquirer (AppOverrides.acquirer).
+ * Follow-ups are idempotent by xId, like a real acquirer's idempotency key: a repeated xId answers the first result and
+ * is booked once (the ledger is the memory, so this holds across nodes sharing a file ledger); `inquire` is the
+ * status lookup.
  * Every approved message is written to a settlement ledger (in memory, or a file that several nodes share), as a
  * real acquirer keeps settlement records that a merchant reconciles against.
  */
@@ -112,23 +116,61 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   async capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return this.approveFollowUp('CAPTURE', request);
+    return this.followUp('CAPTURE', request);
   }
 
   async refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return this.approveFollowUp('REFUND', request);
+    return this.followUp('REFUND', request);
   }
 
   async reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return this.approveFollowUp('REVERSAL', request);
+    return this.followUp('REVERSAL', request);
   }
 
-  private async approveFollowUp(
+  async inquire(xId: string): Promise<AcquirerFollowUpResult | undefined> {
+    const answer = this.#inFlight.get(xId) ?? this.#declined.get(xId);
+    if (answer) return answer;
+    const booked = await this.ledger.find(xId);
+    if (!booked || booked.type === 'AUTHORIZATION' || booked.type === 'SALE') return undefined;
+    return { outcome: 'APPROVED', acquirerReference: booked.acquirerReference, responseCode: '00' };
+  }
+
+  /** Follow-ups being processed, by xId: a repeat while the first is in flight waits for its answer. */
+  readonly #inFlight = new Map<string, Promise<AcquirerFollowUpResult>>();
+  /** Declined follow-ups (never booked), by xId. */
+  readonly #declined = new Map<string, AcquirerFollowUpResult>();
+  /** Authorizations whose final capture was booked (their rest is released). */
+  readonly #finallyCaptured = new Set<string>();
+
+  private followUp(type: SettlementRecord['type'], request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+    const known = this.#inFlight.get(request.xId);
+    if (known) return known;
+    const answer = this.#processFollowUp(type, request).finally(() => this.#inFlight.delete(request.xId));
+    this.#inFlight.set(request.xId, answer);
+    return answer;
+  }
+
+  async #processFollowUp(
     type: SettlementRecord['type'],
     request: AcquirerFollowUpRequest,
   ): Promise<AcquirerFollowUpResult> {
+    const declined = this.#declined.get(request.xId);
+    if (declined) return declined;
     const acquirerReference = `SIM${request.xId.slice(0, 12).toUpperCase()}`;
+    const booked = await this.ledger.find(request.xId);
+    if (booked) return { outcome: 'APPROVED', acquirerReference: booked.acquirerReference, responseCode: '00' };
+    if (type === 'CAPTURE' && this.#finallyCaptured.has(request.authorizationXId)) {
+      const result: AcquirerFollowUpResult = {
+        outcome: 'DECLINED',
+        acquirerReference,
+        responseCode: '12',
+        message: 'Invalid transaction: the authorization was finally captured',
+      };
+      this.#declined.set(request.xId, result);
+      return result;
+    }
     await this.settle(type, request, acquirerReference);
+    if (type === 'CAPTURE' && request.finalCapture) this.#finallyCaptured.add(request.authorizationXId);
     return { outcome: 'APPROVED', acquirerReference, responseCode: '00' };
   }
 

@@ -25,6 +25,7 @@ function decliningAcquirer(): Acquirer {
     capture: decideOr((r) => sim.capture(r)),
     refund: decideOr((r) => sim.refund(r)),
     reverse: decideOr((r) => sim.reverse(r)),
+    inquire: (xId) => sim.inquire(xId),
   };
 }
 
