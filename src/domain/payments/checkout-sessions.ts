@@ -3,7 +3,6 @@
  * payment try under its transId. A session holds no payment until the cardholder starts paying.
  */
 import { KassaError, validationError } from '../errors/error-catalogue.js';
-import { delayedCaptureProblem } from './delayed-capture.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkCurrency } from '../merchants/merchant-service.js';
 import { isHexId, newHexId } from '../ports/id-generator.js';
@@ -14,6 +13,7 @@ import {
   SESSION_TTL_BOUNDS_SECONDS,
   sessionStatus,
 } from '../sessions/checkout-session.js';
+import { delayedCaptureProblem } from './delayed-capture.js';
 import { checkHostedCredentialOnFile, checkHostedUrls, newPendingPayment } from './hosted-pending-payment.js';
 import type { Payment } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';

@@ -116,7 +116,8 @@ export class FollowUpRecovery {
           amount: { value: rest, currency: payment.currency },
         });
         // OK clears the schedule in the capture's own transaction; a decline ends the automatic capture.
-        if (outcome.operation.status === 'FAILED') await store.followUpOperations.scheduleCapture(claim.payId, undefined);
+        if (outcome.operation.status === 'FAILED')
+          await store.followUpOperations.scheduleCapture(claim.payId, undefined);
         report.done++;
       } catch (error) {
         if (error instanceof KassaError && NOT_CAPTURABLE_NOW.has(error.code)) {

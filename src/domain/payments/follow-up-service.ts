@@ -358,7 +358,11 @@ export async function recordFollowUpResult(
     await tx.followUpOperations.complete(xId, operation.status === 'OK' ? 'OK' : 'FAILED', operation.responseCode);
     const now = deps.clock.now();
     if (!approved) {
-      const declined: Payment = { ...payment, operations: withOperation(payment.operations, operation), updatedAt: now };
+      const declined: Payment = {
+        ...payment,
+        operations: withOperation(payment.operations, operation),
+        updatedAt: now,
+      };
       await tx.payments.update(declined);
       return { payment: declined, operation };
     }

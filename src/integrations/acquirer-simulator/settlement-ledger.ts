@@ -125,8 +125,7 @@ export function settlementTotals(records: SettlementRecord[]): Map<string, Settl
     } else if (r.type === 'CAPTURE') {
       t.captured += r.value;
       if (r.finalCapture) t.released = t.authorized - t.captured;
-    }
-    else if (r.type === 'REFUND') t.refunded += r.value;
+    } else if (r.type === 'REFUND') t.refunded += r.value;
     else t.reversed = true;
   }
   return byPayment;
