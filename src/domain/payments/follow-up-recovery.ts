@@ -1,11 +1,18 @@
 import { type ErrorCode, KassaError } from '../errors/error-catalogue.js';
 import type { AcquirerFollowUpResult } from '../ports/acquirer.js';
-import {
-  type FollowUpService,
-  type FollowUpServiceDeps,
-  recordFollowUpResult,
-  sendFollowUp,
-} from './follow-up-service.js';
+import { type FollowUpService, type FollowUpServiceDeps, recordFollowUpResult } from './follow-up-service.js';
+
+/**
+ * The result of a PENDING follow-up the acquirer has no record of: FAILED, response 96 (system error → 40020096), its
+ * reservation released. `pendingAfterMs` must exceed the acquirer call's timeout, so that a call still on its way is
+ * never judged "not received".
+ */
+const NOT_RECEIVED: AcquirerFollowUpResult = {
+  outcome: 'DECLINED',
+  acquirerReference: '',
+  responseCode: '96',
+  message: 'Not received by the acquirer',
+};
 
 /** Timing of the recovery and DELAYED-capture sweeps. Milliseconds. */
 export interface FollowUpRecoverySettings {
@@ -53,9 +60,10 @@ export class FollowUpRecovery {
 
   /**
    * Resolves PENDING follow-ups older than `pendingAfterMs`: asks the acquirer for the result of the operation's xId
-   * (`Acquirer.inquire`); if the acquirer never received it, sends it now with the same xId (idempotent at the
-   * acquirer); then records the result (OK → totals and event; FAILED → reservation released), exactly as the request
-   * would have. An operation it cannot resolve now stays PENDING and is claimed again after the lease.
+   * (`Acquirer.inquire`, the status lookup) and records it exactly as the request would have (OK → totals and event;
+   * FAILED → reservation released). One the acquirer never received is FAILED (40020096): it moved no money, and
+   * sending it late could apply a follow-up the merchant was told failed and has retried. An operation it cannot
+   * resolve now (acquirer or database unreachable) stays PENDING and is claimed again after the lease.
    */
   async recoverPending(): Promise<SweepReport> {
     const { store, clock, acquirer } = this.deps;
@@ -74,8 +82,9 @@ export class FollowUpRecovery {
         const operation = payment?.operations.find((op) => op.xId === claim.xId);
         if (!merchant || !payment || !operation) throw new Error(`claimed operation ${claim.xId} has no payment`);
         if (operation.status !== 'PENDING') continue;
-        const result: AcquirerFollowUpResult =
-          (await acquirer.inquire(claim.xId)) ?? (await sendFollowUp(acquirer, payment, operation));
+        // Never received by the acquirer: it did not happen. Never sent late: the request that recorded it may have
+        // answered an error, and the merchant may have retried it under a new operation.
+        const result: AcquirerFollowUpResult = (await acquirer.inquire(claim.xId)) ?? NOT_RECEIVED;
         await recordFollowUpResult(this.deps, merchant, claim.payId, claim.xId, result);
         report.done++;
       } catch (error) {

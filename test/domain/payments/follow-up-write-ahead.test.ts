@@ -190,28 +190,35 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
   });
 
   // (b) Money: an acquirer that does not answer never yields success; the sweep asks it and completes.
-  it.each([
-    ['the answer was lost after the acquirer booked it', 'LOST_ANSWER'],
-    ['the acquirer was never reached', 'UNREACHABLE'],
-  ] as const)(
-    'acquirer throws (%s): the answer is PENDING, the sweep resolves it to OK, booked once',
-    async (_, kind) => {
-      const p = await authorized();
-      fault = kind;
-      const outcome = await services.followUps.capture(merchant, p.payId, {
-        transId: p.transId,
-        amount: amount(2_500),
-      });
-      expect(outcome.operation.status).toBe('PENDING');
-      expect(outcome.payment).toMatchObject({ status: 'AUTHORIZED', capturedValue: 0 });
-      expect((await booked(p.payId)).length).toBe(kind === 'LOST_ANSWER' ? 1 : 0);
-      later(31_000);
-      expect(await recovery.recoverPending()).toEqual({ done: 1, failed: 0 });
-      const s = await stored(p.payId);
-      expect(s).toMatchObject({ status: 'OK', capturedValue: 2_500, events: ['payment.captured'] });
-      expect((await booked(p.payId)).map((r) => r.xId)).toEqual([outcome.operation.xId]);
-    },
-  );
+  it('acquirer throws after booking (answer lost): the answer is PENDING, the sweep resolves it to OK, booked once', async () => {
+    const p = await authorized();
+    fault = 'LOST_ANSWER';
+    const outcome = await services.followUps.capture(merchant, p.payId, { transId: p.transId, amount: amount(2_500) });
+    expect(outcome.operation.status).toBe('PENDING');
+    expect(outcome.payment).toMatchObject({ status: 'AUTHORIZED', capturedValue: 0 });
+    expect(await booked(p.payId)).toHaveLength(1);
+    later(31_000);
+    expect(await recovery.recoverPending()).toEqual({ done: 1, failed: 0 });
+    const s = await stored(p.payId);
+    expect(s).toMatchObject({ status: 'OK', capturedValue: 2_500, events: ['payment.captured'] });
+    expect((await booked(p.payId)).map((r) => r.xId)).toEqual([outcome.operation.xId]);
+  });
+
+  it('acquirer never reached: the answer is PENDING, the sweep finds no record and FAILs it, releasing the reservation', async () => {
+    const p = await authorized();
+    fault = 'UNREACHABLE';
+    const outcome = await services.followUps.capture(merchant, p.payId, { transId: p.transId, amount: amount(10_000) });
+    expect(outcome.operation.status).toBe('PENDING');
+    later(31_000);
+    expect(await recovery.recoverPending()).toEqual({ done: 1, failed: 0 });
+    const s = await stored(p.payId);
+    expect(s).toMatchObject({ status: 'AUTHORIZED', capturedValue: 0, events: [] });
+    expect(s.ops.at(-1)).toMatchObject({ xId: outcome.operation.xId, status: 'FAILED' });
+    expect(await booked(p.payId)).toEqual([]);
+    // The reservation is released: the whole amount can be captured again.
+    const again = await services.followUps.capture(merchant, p.payId, { transId: p.transId, amount: amount(10_000) });
+    expect(again.operation.status).toBe('OK');
+  });
 
   it('a reversal whose answer was lost is resolved to REVERSED with one payment.reversed', async () => {
     const p = await authorized();
