@@ -91,3 +91,66 @@ describe('the acquirer simulator’s settlement ledger', () => {
     expect(await new FileSettlementLedger(file).records()).toEqual([]);
   });
 });
+
+describe('the acquirer simulator: follow-ups idempotent by xId, status lookup, final capture', () => {
+  const followUp = { authorizationXId: 'a'.repeat(32), payId: 'p'.repeat(32), merchantId: 'shop', currency: 'DKK' };
+
+  // Money: a repeated xId (Kassa resolving an unknown outcome, or two nodes at once) is booked once.
+  it.each([
+    ['in memory', () => new MemorySettlementLedger()],
+    [
+      'in a file shared by nodes',
+      () => new FileSettlementLedger(join(mkdtempSync(join(tmpdir(), 'ledger-')), 'l.jsonl')),
+    ],
+  ])(
+    'a repeated xId answers the first result and is booked once (%s), also from a second simulator',
+    async (_, make) => {
+      const ledger = make();
+      const acquirer = new SimulatorAcquirer(bins, ledger);
+      await acquirer.authorize(authorization('1000', false));
+      const request = { ...followUp, xId: 'c'.repeat(32), value: 4_000 };
+      const [first, concurrent] = await Promise.all([acquirer.capture(request), acquirer.capture(request)]);
+      const again = await acquirer.capture(request);
+      // Another node's simulator over the same ledger (the same acquirer) recognises it too.
+      const otherNode = await new SimulatorAcquirer(bins, ledger).capture(request);
+      for (const answer of [concurrent, again, otherNode]) expect(answer).toEqual(first);
+      expect(first).toMatchObject({ outcome: 'APPROVED', responseCode: '00' });
+      const captures = (await ledger.records()).filter((r) => r.type === 'CAPTURE');
+      expect(captures.map((r) => r.xId)).toEqual(['c'.repeat(32)]);
+      expect(
+        settlementTotals(await ledger.records())
+          .get('p'.repeat(32))
+          ?.messagesPerXId.get('c'.repeat(32)),
+      ).toBe(1);
+    },
+  );
+
+  it('inquire answers the booked result of an xId and undefined for one never received', async () => {
+    const ledger = new MemorySettlementLedger();
+    const acquirer = new SimulatorAcquirer(bins, ledger);
+    await acquirer.authorize(authorization('1000', false));
+    const refund = await acquirer.refund({ ...followUp, xId: 'r'.repeat(32), value: 100 });
+    expect(await acquirer.inquire('r'.repeat(32))).toEqual(refund);
+    expect(await new SimulatorAcquirer(bins, ledger).inquire('r'.repeat(32))).toEqual(refund);
+    expect(await acquirer.inquire('n'.repeat(32))).toBeUndefined();
+    expect(await acquirer.inquire('a'.repeat(32))).toBeUndefined(); // an authorization is not a follow-up
+  });
+
+  // Paygate finishAuth "Y": the final capture releases the rest of the authorization; no capture follows it.
+  it('a final capture releases the uncaptured rest; a later capture of that authorization is declined 12', async () => {
+    const ledger = new MemorySettlementLedger();
+    const acquirer = new SimulatorAcquirer(bins, ledger);
+    await acquirer.authorize(authorization('1000', false));
+    await acquirer.capture({ ...followUp, xId: 'c1', value: 3_000 });
+    await acquirer.capture({ ...followUp, xId: 'c2', value: 1_000, finalCapture: true });
+    const late = await acquirer.capture({ ...followUp, xId: 'c3', value: 1_000 });
+    expect(late).toMatchObject({ outcome: 'DECLINED', responseCode: '12' });
+    expect(await acquirer.capture({ ...followUp, xId: 'c3', value: 1_000 })).toEqual(late);
+    expect(settlementTotals(await ledger.records()).get('p'.repeat(32))).toMatchObject({
+      authorized: 10_180,
+      captured: 4_000,
+      released: 6_180,
+    });
+    expect((await ledger.records()).at(-1)).toMatchObject({ xId: 'c2', finalCapture: true });
+  });
+});
