@@ -4,8 +4,12 @@
  * settlement ledger. Captures, refunds and reversals run on both nodes while the proxy cuts every connection again
  * and again and refuses new ones for a while. Used by test/scale/follow-up-faults.test.ts and the reliability suite.
  */
+
+import type { Kysely } from 'kysely';
+import { inject } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { Acquirer, AcquirerFollowUpRequest } from '../../src/domain/ports/acquirer.js';
+import type { SettlementRecord } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import {
   MemorySettlementLedger,
   settlementTotals,
@@ -13,10 +17,12 @@ import {
 import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
 import { createDb, migrateToLatest } from '../../src/storage/create-db.js';
+import type { Database } from '../../src/storage/database.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+import { type CallOptions, type CallResult, startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+import { startKassaNodes } from './kassa-nodes.js';
 
 /** What one run saw and what it checked. Counts, and minor units for sums. */
 export interface FollowUpFaultReport {
@@ -61,50 +67,118 @@ const CAPTURE_EVENTS: Record<string, string> = {
   REVERSAL: 'payment.reversed',
 };
 
-/** Runs the scenario: `payments` MANUAL payments, each with a random series of follow-ups spread over both nodes. */
-export async function runFollowUpFaults(options: { payments?: number } = {}): Promise<FollowUpFaultReport> {
+/** Two nodes on one database, as the scenario drives them. */
+interface Cluster {
+  call(i: number, method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  merchant: { merchantId: string; apiKey: string };
+  /** The database directly (not through the proxy), for the reconciliation. */
+  kysely: Kysely<Database>;
+  records(): Promise<SettlementRecord[]>;
+  close(): Promise<void>;
+}
+
+/** Two Kassa instances in this process, each with its own pool through the proxy, one simulator, fast sweeps. */
+async function inProcessCluster(target: FreshDatabase, proxy: TcpProxy): Promise<Cluster> {
+  const url = new URL(target.url);
+  url.port = String(proxy.port);
+  // One acquirer for both nodes; a few milliseconds per follow-up, so that cuts fall between the call and the write.
+  const ledger = new MemorySettlementLedger();
+  const simulator = new SimulatorAcquirer(CsvBinTable.fromFile(loadConfig({}).binFile), ledger);
+  const slow =
+    (send: (r: AcquirerFollowUpRequest) => ReturnType<Acquirer['capture']>) => async (r: AcquirerFollowUpRequest) => {
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+      return send(r);
+    };
+  const acquirer: Acquirer = {
+    authorize: (r) => simulator.authorize(r),
+    capture: slow((r) => simulator.capture(r)),
+    refund: slow((r) => simulator.refund(r)),
+    reverse: slow((r) => simulator.reverse(r)),
+    inquire: (xId) => simulator.inquire(xId),
+  };
+  const nodes: TestKassa[] = [];
+  for (let i = 0; i < 2; i++) {
+    const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4 });
+    nodes.push(
+      await startTestKassa('postgres', {
+        db,
+        acquirer,
+        followUpRecovery: { sweepMs: 250, pendingAfterMs: 1_000, leaseMs: 5_000 },
+      }),
+    );
+  }
+  const first = nodes[0] as TestKassa;
+  return {
+    call: (i, method, path, options) => (nodes[i % 2] as TestKassa).call(method, path, options),
+    merchant: await first.createMerchant({ country: 'DK', currency: 'DKK' }),
+    kysely: target.db.kysely,
+    records: () => ledger.records(),
+    async close() {
+      for (const n of nodes) await n.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Two `kassa serve` processes (test/scale/kassa-nodes.ts) whose DATABASE_URL goes through the proxy, each with its
+ * simulator on one shared settlement file; the sweeps keep their production timing (every 15 s, operations older
+ * than 30 s).
+ */
+async function serveCluster(proxy: TcpProxy): Promise<Cluster & { target: FreshDatabase }> {
+  const k = await startKassaNodes(
+    2,
+    {},
+    {
+      databaseUrl: (u) => {
+        const viaProxy = new URL(u);
+        viaProxy.port = String(proxy.port);
+        return viaProxy.toString();
+      },
+    },
+  );
+  return {
+    target: k.database,
+    call: (i, method, path, options) => k.call(i % 2, method, path, options),
+    merchant: k.merchant,
+    kysely: k.database.db.kysely,
+    records: () => k.settlement(),
+    // Closing drops the database: the caller reconciles first.
+    close: () => k.close(),
+  };
+}
+
+/**
+ * Runs the scenario: `payments` MANUAL payments, each with a series of follow-ups spread over both nodes, while the
+ * proxy cuts. `nodes`: two Kassa instances in this process (fast sweeps), or two `kassa serve` processes.
+ */
+export async function runFollowUpFaults(
+  options: { payments?: number; nodes?: 'in-process' | 'serve' } = {},
+): Promise<FollowUpFaultReport> {
   const paymentCount = options.payments ?? 24;
+  const serve = options.nodes === 'serve';
   const uncaught: unknown[] = [];
   const onUncaught = (e: unknown) => uncaught.push(e);
   process.on('uncaughtException', onUncaught);
   let target: FreshDatabase | undefined;
   let proxy: TcpProxy | undefined;
-  const nodes: TestKassa[] = [];
+  let cluster: Cluster | undefined;
   try {
-    target = await freshDatabase('postgres');
-    await migrateToLatest(target.db);
-    const url = new URL(target.url);
-    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
-    url.port = String(proxy.port);
-
-    // One acquirer for both nodes; a few milliseconds per follow-up, so that cuts fall between the call and the write.
-    const ledger = new MemorySettlementLedger();
-    const simulator = new SimulatorAcquirer(CsvBinTable.fromFile(loadConfig({}).binFile), ledger);
-    const slow =
-      (send: (r: AcquirerFollowUpRequest) => ReturnType<Acquirer['capture']>) => async (r: AcquirerFollowUpRequest) => {
-        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-        return send(r);
-      };
-    const acquirer: Acquirer = {
-      authorize: (r) => simulator.authorize(r),
-      capture: slow((r) => simulator.capture(r)),
-      refund: slow((r) => simulator.refund(r)),
-      reverse: slow((r) => simulator.reverse(r)),
-      inquire: (xId) => simulator.inquire(xId),
-    };
-    for (let i = 0; i < 2; i++) {
-      const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4 });
-      nodes.push(
-        await startTestKassa('postgres', {
-          db,
-          acquirer,
-          followUpRecovery: { sweepMs: 250, pendingAfterMs: 1_000, leaseMs: 5_000 },
-        }),
-      );
+    const server = new URL(inject('postgresUrl'));
+    proxy = await startTcpProxy(server.hostname, Number(server.port || 5432));
+    if (serve) {
+      const c = await serveCluster(proxy);
+      cluster = c;
+    } else {
+      target = await freshDatabase('postgres');
+      await migrateToLatest(target.db);
+      cluster = await inProcessCluster(target, proxy);
     }
-    const [a, b] = nodes as [TestKassa, TestKassa];
-    const merchant = await a.createMerchant({ country: 'DK', currency: 'DKK' });
-    const node = (i: number) => nodes[i % 2] as TestKassa;
+    const { merchant } = cluster;
+    const nodeCall = cluster.call;
+    const node = (i: number) => ({
+      call: (method: string, path: string, opts?: CallOptions) => nodeCall(i, method, path, opts),
+    });
+    const nodes = [node(0), node(1)];
 
     const payIds: string[] = [];
     for (let i = 0; i < paymentCount; i++) {
@@ -206,7 +280,7 @@ export async function runFollowUpFaults(options: { payments?: number } = {}): Pr
       }
       readyAfter.push(status);
     }
-    const kysely = target.db.kysely;
+    const kysely = cluster.kysely;
     const pendingCount = async () =>
       Number(
         (
@@ -217,14 +291,16 @@ export async function runFollowUpFaults(options: { payments?: number } = {}): Pr
             .executeTakeFirstOrThrow()
         ).n,
       );
-    const settleBy = Date.now() + 30_000;
+    // In-process nodes sweep every 250 ms for operations older than 1 s; `kassa serve` every 15 s for older than 30 s.
+    const settleBy = Date.now() + (serve ? 90_000 : 30_000);
     while ((await pendingCount()) > 0 && Date.now() < settleBy) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const stillPending = await pendingCount();
 
     // Reconciliation: the acquirer's ledger against Kassa's database.
-    const records = (await ledger.records()).filter((r) => r.type !== 'AUTHORIZATION' && r.type !== 'SALE');
+    const allRecords = await cluster.records();
+    const records = allRecords.filter((r) => r.type !== 'AUTHORIZATION' && r.type !== 'SALE');
     const ops = await kysely
       .selectFrom('payment_operation')
       .select(['x_id', 'pay_id', 'type', 'status', 'value', 'trans_id'])
@@ -235,7 +311,7 @@ export async function runFollowUpFaults(options: { payments?: number } = {}): Pr
     const okIds = new Set(okOps.map((o) => o.x_id));
     const bookedCount = new Map<string, number>();
     for (const r of records) bookedCount.set(r.xId, (bookedCount.get(r.xId) ?? 0) + 1);
-    const totals = settlementTotals(await ledger.records());
+    const totals = settlementTotals(allRecords);
     const stored = await kysely
       .selectFrom('payment')
       .select(['pay_id', 'status', 'captured_value', 'refunded_value'])
@@ -298,7 +374,7 @@ export async function runFollowUpFaults(options: { payments?: number } = {}): Pr
     };
   } finally {
     process.off('uncaughtException', onUncaught);
-    for (const n of nodes) await n.close().catch(() => {});
+    await cluster?.close().catch(() => {});
     await proxy?.close();
     await target?.drop();
   }

@@ -127,7 +127,11 @@ const CHILD_PIDS = (pid: number) => {
 export async function startKassaNodes(
   count: number,
   env: Record<string, string> = {},
-  options: { postgresAdminUrl?: string } = {},
+  options: {
+    postgresAdminUrl?: string;
+    /** The DATABASE_URL the nodes get for the test database's URL (e.g. through a TCP proxy the test cuts). */
+    databaseUrl?: (url: string) => string;
+  } = {},
 ): Promise<KassaNodes> {
   const database = await freshDatabase('postgres', options.postgresAdminUrl);
   await migrateToLatest(database.db);
@@ -154,7 +158,7 @@ export async function startKassaNodes(
   const dispatcher = new Agent({ connect: { ca } });
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const envOf = (i: number): Record<string, string> => ({
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.databaseUrl?.(database.url) ?? database.url,
     KASSA_HOST: '127.0.0.1',
     KASSA_PORT: String(ports[i]),
     KASSA_PUBLIC_URL: `https://127.0.0.1:${ports[i]}`,
