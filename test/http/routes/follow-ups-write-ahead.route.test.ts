@@ -140,6 +140,26 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
     expect(res.body.errors.map((e: { field: string }) => e.field).join()).toMatch(/^captureMethod\.delayed/);
   });
 
+  it('DELAYED without delayedHours is refused the same way on a HOSTED payment and a session', async () => {
+    const common = {
+      amount: amount(1_000),
+      captureMethod: { type: 'DELAYED' },
+      urls: { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel' },
+    };
+    const hosted = await t.call('POST', '/api/v1/payments', {
+      auth: merchant,
+      json: { ...common, transId: 'h-delayed', paymentMethods: { type: 'CARD', integrationType: 'HOSTED' } },
+    });
+    const session = await t.call('POST', '/api/v1/payments/sessions', {
+      auth: merchant,
+      json: { ...common, transId: 's-delayed' },
+    });
+    for (const res of [hosted, session]) {
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['captureMethod.delayed.delayedHours']);
+    }
+  });
+
   it('DELAYED 1 h: AUTHORIZED, captureMethod echoed, captured in full by the background sweep after 1 h with payment.captured', async () => {
     const captureMethod = { type: 'DELAYED', delayed: { delayedHours: 1 } };
     const res = await t.call('POST', '/api/v1/payments', {
