@@ -101,6 +101,8 @@ export interface PaymentOperationTable {
   final_capture: number | null;
   /** The recovery sweep's lease on a PENDING operation. */
   claimed_until: string | null;
+  /** Follow-ups: the Idempotency-Key of the request that created the operation. */
+  request_key: string | null;
 }
 
 export interface IdempotencyKeyTable {

@@ -37,6 +37,7 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
         response_code: op.responseCode,
         created_at: toDbTime(op.creationDate),
         final_capture: op.finalCapture ? 1 : null,
+        request_key: op.requestKey ?? null,
       })
       .execute();
   }

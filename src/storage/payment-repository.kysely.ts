@@ -29,6 +29,7 @@ function operationRowToOperation(row: Selectable<PaymentOperationTable>): Paymen
     responseCode: row.response_code,
     creationDate: fromDbTime(row.created_at),
     ...(Number(row.final_capture) === 1 && { finalCapture: true }),
+    ...(row.request_key !== null && { requestKey: row.request_key }),
   };
 }
 

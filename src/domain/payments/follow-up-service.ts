@@ -35,6 +35,12 @@ export interface FollowUpCommand {
   refNr?: string;
   /** Captures: `true` (wire `finishAuth: "Y"`) makes this the final capture; the uncaptured rest is released. */
   finishAuth?: boolean;
+  /**
+   * The request's Idempotency-Key, kept with the operation: a request with a key that already created an operation on
+   * this payment answers that operation (in its current state) instead of creating another, even once the HTTP
+   * layer's stored answer is gone (expired, or its claim abandoned after a failure).
+   */
+  requestKey?: string;
 }
 
 /** The decided effect of a follow-up, before the acquirer is asked. Values in minor units. */
@@ -263,6 +269,8 @@ export class FollowUpService {
         errors.push({ field: 'amount.currency', message: `must be the payment currency ${payment.currency}` });
       }
       if (errors.length > 0) throw validationError(errors);
+      const earlier = cmd.requestKey !== undefined ? sameRequest(payment, transition, cmd) : undefined;
+      if (earlier) return { payment, operation: earlier, repeated: true };
       const plan = planFollowUp(payment, transition, cmd.amount?.value);
       const operation: PaymentOperation = {
         xId: newHexId(ids),
@@ -275,12 +283,15 @@ export class FollowUpService {
         responseCode: FOLLOW_UP_PENDING_CODE,
         creationDate: clock.now(),
         ...(transition === 'CAPTURE' && cmd.finishAuth && { finalCapture: true }),
+        ...(cmd.requestKey !== undefined && { requestKey: cmd.requestKey }),
       };
       // Fails here for a payment without an OK authorization (a bug elsewhere), before anything is written.
       acquirerRequest(payment, operation);
       await tx.followUpOperations.reserve(payId, operation);
-      return { payment: { ...payment, operations: [...payment.operations, operation] }, operation };
+      return { payment: { ...payment, operations: [...payment.operations, operation] }, operation, repeated: false };
     });
+    // The same request again: its operation as it stands (a PENDING one is completed by the recovery sweep).
+    if (reserved.repeated) return { payment: reserved.payment, operation: reserved.operation };
 
     // call out, outside any transaction
     let result: AcquirerFollowUpResult;
@@ -301,6 +312,24 @@ export class FollowUpService {
       return reserved;
     }
   }
+}
+
+/**
+ * The operation an earlier request with `cmd.requestKey` created on this payment, if any.
+ * @throws KassaError IDEMPOTENCY_KEY_REUSED (422) when that operation is of another kind or amount.
+ */
+function sameRequest(
+  payment: Payment,
+  transition: FollowUpTransition,
+  cmd: FollowUpCommand,
+): PaymentOperation | undefined {
+  const earlier = payment.operations.find((op) => op.requestKey === cmd.requestKey);
+  if (!earlier) return undefined;
+  const sameAmount = cmd.amount === undefined ? transition === 'REVERSE' : cmd.amount.value === earlier.value;
+  if (earlier.type !== OPERATION_TYPES[transition] || !sameAmount) {
+    throw new KassaError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key created another operation on this payment');
+  }
+  return earlier;
 }
 
 /** The acquirer's request for a follow-up operation. @throws Error when the payment has no OK authorization. */

@@ -157,6 +157,8 @@ export interface PaymentOperation {
   creationDate: Date;
   /** CAPTURE only: sent as the final capture (Paygate `finishAuth: "Y"`); the uncaptured rest is released. */
   finalCapture?: boolean;
+  /** Follow-ups: the merchant's Idempotency-Key of the request that created it (never shown in the details). */
+  requestKey?: string;
 }
 
 /** The status of one operation (paygate-v2-wire.md §3: the follow-up answer's `status`). */

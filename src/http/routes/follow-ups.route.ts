@@ -76,6 +76,8 @@ export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRou
       async (request, reply) => {
         const merchant = merchantOf(request);
         const { payId } = request.params;
+        // Kept with the operation: a retry with this key never creates a second one (follow-up-service.ts).
+        const requestKey = request.headers['idempotency-key'];
         // The three bodies differ only in `amount` being optional and `finishAuth` (captures).
         const cmd = request.body as ReversalBody & { finishAuth?: 'Y' | 'N' };
         return idempotency.send(request, reply, async () => {
@@ -84,6 +86,7 @@ export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRou
             amount: cmd.amount && { value: amountValue(cmd.amount.value), currency: cmd.amount.currency },
             refNr: cmd.refNr,
             ...(cmd.finishAuth !== undefined && { finishAuth: cmd.finishAuth === 'Y' }),
+            ...(requestKey !== undefined && { requestKey }),
           });
           const answer = toFollowUpResponse(outcome, publicUrl);
           reply.header('location', answer.payment._links.self.href);

@@ -104,6 +104,35 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
     expect((await followUpsBooked(p.payId)).map((r) => r.xId)).toEqual([res.answer.xId]);
   });
 
+  // Money: a retry whose HTTP idempotency record is gone (expired, or its claim abandoned after a database cut) is
+  // still answered by the operation the key created, never applied twice.
+  it('a retry with the same Idempotency-Key after its stored answer is gone answers the same operation, booked once', async () => {
+    const p = await authorizedPayment(t, merchant);
+    const headers = { 'idempotency-key': `cap-${p.payId}` };
+    const body = { transId: 'cap-once', amount: amount(3_000) };
+    const first = await followUp(t, merchant, p.payId, 'captures', body, headers);
+    expect(first.status).toBe(201);
+    // The stored key is keyed (not the raw header): forget every stored answer of this merchant.
+    const forget = async () => {
+      const gone = await t.kassa.db.kysely
+        .deleteFrom('idempotency_key')
+        .where('merchant_id', '=', merchant.merchantId)
+        .executeTakeFirst();
+      expect(Number(gone.numDeletedRows)).toBeGreaterThan(0);
+    };
+    await forget();
+    const again = await followUp(t, merchant, p.payId, 'captures', body, headers);
+    expect(again.status).toBe(201);
+    expect(again.answer).toMatchObject({ xId: first.answer.xId, status: 'OK' });
+    expect(again.answer.payment.amount.capturedValue).toBe(3_000);
+    expect((await followUpsBooked(p.payId)).map((r) => r.xId)).toEqual([first.answer.xId]);
+    await forget();
+    const other = await followUp(t, merchant, p.payId, 'captures', { ...body, amount: amount(1_000) }, headers);
+    expect(other.status).toBe(422);
+    expect(other.answer.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await followUpsBooked(p.payId)).toHaveLength(1);
+  });
+
   it('finishAuth "Y" (PHP client style, string amount): the final capture; a further capture is 409 PAYMENT_NOT_CAPTURABLE', async () => {
     const p = await authorizedPayment(t, merchant);
     const res = await followUp(t, merchant, p.payId, 'captures', {
