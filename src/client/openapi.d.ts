@@ -2779,7 +2779,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    grant_type?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                    scope?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
