@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import type { FollowUpResponse, ReversalRequest as ReversalBody } from '../../contracts/follow-up.js';
+import type { FollowUpResponse } from '../../contracts/follow-up.js';
 import type { Merchant } from '../../domain/merchants/merchant.js';
 import type { FollowUpCommand, FollowUpOutcome, FollowUpService } from '../../domain/payments/follow-up-service.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
@@ -78,14 +78,15 @@ export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRou
         const { payId } = request.params;
         // Kept with the operation: a retry with this key never creates a second one (follow-up-service.ts).
         const requestKey = request.headers['idempotency-key'];
-        // The three bodies differ only in `amount` being optional and `finishAuth` (captures).
-        const cmd = request.body as ReversalBody & { finishAuth?: 'Y' | 'N' };
+        // The three bodies differ only in `amount` being optional (reversals) and `finishAuth` (captures).
+        const cmd = request.body;
+        const finishAuth = 'finishAuth' in cmd ? cmd.finishAuth : undefined;
         return idempotency.send(request, reply, async () => {
           const outcome = await action(merchant, payId, {
             transId: cmd.transId,
             amount: cmd.amount && { value: amountValue(cmd.amount.value), currency: cmd.amount.currency },
             refNr: cmd.refNr,
-            ...(cmd.finishAuth !== undefined && { finishAuth: cmd.finishAuth === 'Y' }),
+            ...(finishAuth !== undefined && { finishAuth: finishAuth === 'Y' }),
             ...(requestKey !== undefined && { requestKey }),
           });
           const answer = toFollowUpResponse(outcome, publicUrl);
