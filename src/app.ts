@@ -15,6 +15,7 @@ import { StoredCardService } from './domain/cards/stored-card-service.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
+import { type CardTestingRefusal, CardVelocityGuard, cardVelocityLimits } from './domain/payments/card-testing.js';
 import { FollowUpRecovery, type FollowUpRecoverySettings } from './domain/payments/follow-up-recovery.js';
 import { FollowUpService, type FollowUpServiceDeps } from './domain/payments/follow-up-service.js';
 import { HostedPaymentService } from './domain/payments/hosted-payment-service.js';
@@ -33,7 +34,7 @@ import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
-import { AUTH_FAILURE_LIMIT, AuthFailureLimit, InMemoryAttemptCounters } from './http/auth/failure-limit.js';
+import { AuthFailureLimit } from './http/auth/failure-limit.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
 import { IdempotentReplies } from './http/plugins/idempotency.js';
 import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
@@ -59,6 +60,8 @@ import {
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
+import { KyselyAttemptCounters } from './storage/attempt-counters.kysely.js';
+import { RedisAttemptCounters } from './storage/attempt-counters.redis.js';
 import { KyselyAuthEpoch } from './storage/auth-epoch.kysely.js';
 import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
@@ -160,6 +163,7 @@ export function buildServices(
     'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl' | 'onPaymentFinal'
   > &
     Pick<FollowUpServiceDeps, 'onUnknownOutcome'> = {},
+  cardTesting: { velocity?: CardVelocityGuard; onRefused?: (reason: CardTestingRefusal) => void } = {},
 ): Services {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
@@ -218,7 +222,7 @@ export function buildServices(
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
     surcharge: new SurchargeSettingsService(store, clock),
-    hosted: new HostedPaymentService(paymentDeps),
+    hosted: new HostedPaymentService(paymentDeps, cardTesting.velocity, cardTesting.onRefused),
     followUps,
     followUpRecovery: new FollowUpRecovery(followUpDeps, followUps, overrides.followUpRecovery),
     payments,
@@ -283,27 +287,45 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const links = new HostedLinks(secrets.tokenSecret, config.publicUrl);
   // Built right after the services (it reads the outbox through them); the payment hook only fires on requests.
   let metrics: KassaMetrics | undefined;
-  const services = buildServices(config, db, secrets, overrides, {
-    returnUrl: sessionAwareReturnUrl(links, clock),
-    onPaymentFinal: (payment) => metrics?.paymentFinal(payment),
-    onInvalidAuthenticationResponse: (payId, errors) => {
-      invalidAuthenticationResponses++;
-      app.log.error(
-        { payId, errors, invalidAuthenticationResponses },
-        'authenticationResponse failed its schema; not sent',
-      );
+  // Rate limits, authentication failures and card-testing velocity count across every node (issue 14): in Redis
+  // when KASSA_REDIS_URL is set, else in the database.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
+    : undefined;
+  redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit Redis unavailable'));
+  if (redis) app.addHook('onClose', async () => void redis.disconnect());
+  const attemptCounters = redis ? new RedisAttemptCounters(redis) : new KyselyAttemptCounters(db.kysely);
+  const cardVelocity = new CardVelocityGuard(
+    attemptCounters,
+    () => clock.now(),
+    cardVelocityLimits(config.cardTriesPerHour),
+  );
+  const services = buildServices(
+    config,
+    db,
+    secrets,
+    overrides,
+    {
+      returnUrl: sessionAwareReturnUrl(links, clock),
+      onPaymentFinal: (payment) => metrics?.paymentFinal(payment),
+      onInvalidAuthenticationResponse: (payId, errors) => {
+        invalidAuthenticationResponses++;
+        app.log.error(
+          { payId, errors, invalidAuthenticationResponses },
+          'authenticationResponse failed its schema; not sent',
+        );
+      },
+      onUnexpectedError: (payId, step, error) =>
+        app.log.error({ payId, step, err: error }, 'payment step failed unexpectedly'),
+      onUnknownOutcome: (xId, step, error) =>
+        app.log.warn({ xId, step, err: error }, 'follow-up left PENDING; the recovery sweep completes it'),
     },
-    onUnexpectedError: (payId, step, error) =>
-      app.log.error({ payId, step, err: error }, 'payment step failed unexpectedly'),
-    onUnknownOutcome: (xId, step, error) =>
-      app.log.warn({ xId, step, err: error }, 'follow-up left PENDING; the recovery sweep completes it'),
-  });
+    { velocity: cardVelocity, onRefused: (reason) => metrics?.cardTestingRefused(reason) },
+  );
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const authEpoch = new KyselyAuthEpoch(db.kysely);
-  const authFailures = new AuthFailureLimit(new InMemoryAttemptCounters(AUTH_FAILURE_LIMIT.windowMs), () =>
-    clock.now(),
-  );
+  const authFailures = new AuthFailureLimit(attemptCounters, () => clock.now());
   const auth = merchantAuth(new CredentialCache(services.merchants, () => authEpoch.read()), tokens, authFailures);
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
@@ -341,11 +363,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Rate limits count across every node (issue 14): in Redis when KASSA_REDIS_URL is set, else in PostgreSQL; SQLite
   // (one node) counts in memory. A store that cannot answer lets the request through (skipOnError): a limiter
   // outage must not take the API down with it.
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
-    : undefined;
-  redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit Redis unavailable'));
-  if (redis) app.addHook('onClose', async () => void redis.disconnect());
   await app.register(rateLimit, {
     global: false,
     skipOnError: true,

@@ -62,6 +62,18 @@ export const ConfigSchema = Type.Object({
     default: 30,
     description: 'days a finished notification (delivered, given up, or without a target) is kept, then pruned',
   }),
+  KASSA_CARD_TRIES_PER_CARD: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 10,
+    description: 'hosted card tries one card may make in an hour, across sessions and nodes (card testing)',
+  }),
+  KASSA_CARD_TRIES_PER_IP: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 30,
+    description: 'hosted card tries one client address may make in an hour, across sessions and nodes (card testing)',
+  }),
   KASSA_ACQUIRER_SIMULATOR_LEDGER: Type.Optional(
     Type.String({
       minLength: 1,
@@ -114,6 +126,8 @@ export interface Config {
   notificationRetentionDays: number;
   /** Settlement file of the acquirer simulator (absolute); undefined: records kept in memory only. */
   acquirerSimulatorLedger?: string;
+  /** Card-testing velocity limits: hosted card tries per card and per client address, each in one hour. */
+  cardTriesPerHour: { perCard: number; perIp: number };
 }
 
 /** Thrown when a setting is invalid; the message names each variable. Start-up stops on it. */
@@ -186,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     notificationLeaseMs: raw.KASSA_NOTIFICATION_LEASE,
     redisUrl: raw.KASSA_REDIS_URL,
     notificationRetentionDays: raw.KASSA_NOTIFICATION_RETENTION_DAYS,
+    cardTriesPerHour: { perCard: raw.KASSA_CARD_TRIES_PER_CARD, perIp: raw.KASSA_CARD_TRIES_PER_IP },
     acquirerSimulatorLedger:
       raw.KASSA_ACQUIRER_SIMULATOR_LEDGER === undefined
         ? undefined

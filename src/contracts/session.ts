@@ -10,7 +10,9 @@ export const SessionResponse = Type.Object({
   externalIntegrationId: Type.Optional(Type.String()),
   requestId: Type.Optional(Type.String()),
   merchantId: Type.String(),
-  status: Type.Enum(['OPEN', 'COMPLETED', 'EXPIRED']),
+  /** FAILED: the session's card tries are used up (card-testing protection); `responseCode` 20040004 says so. */
+  status: Type.Enum(['OPEN', 'COMPLETED', 'FAILED', 'EXPIRED']),
+  responseCode: Type.Optional(Type.String({ pattern: '^[0-9]{8}$' })),
   amount: Type.Object({ value: Minor, currency: Currency }),
   captureMethod: CaptureMethod,
   language: Type.Optional(Type.String()),

@@ -5,7 +5,6 @@ import type { Payment } from '../domain/payments/payment.js';
 import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js';
 import type { Clock } from '../domain/ports/clock.js';
 import { isHexId } from '../domain/ports/id-generator.js';
-import { httpStatusOf } from '../http/problem.js';
 import { browserInfoOf } from './browser-info.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
@@ -33,6 +32,13 @@ function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
   return { type: cof.type, ...(cof.installments?.total !== undefined && { installments: cof.installments.total }) };
 }
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
+
+/** The session status behind each error that ends a session's checkout. */
+const SESSION_ENDED_BY_CODE = {
+  SESSION_EXPIRED: 'EXPIRED',
+  SESSION_COMPLETED: 'COMPLETED',
+  SESSION_FAILED: 'FAILED',
+} as const;
 
 /**
  * Where 3-D Secure sends the browser at the end of a hosted payment: a declined try inside a hosted payment page
@@ -94,12 +100,18 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   const message = (
     reply: FastifyReply,
     lang: Language,
-    key: 'linkInvalid' | 'sessionExpired' | 'sessionCompleted' | 'notFound',
+    key: 'linkInvalid' | 'sessionExpired' | 'sessionCompleted' | 'sessionFailed' | 'notFound',
     status: number,
   ) => {
     const t = MESSAGES[lang];
     return page(reply, lang, t.pageTitle, <MessagePage title={t.pageTitle} message={t[key]} />, status);
   };
+
+  /** The page of a session that no longer takes cards: expired (410), paid (409), or its card tries used up (409). */
+  const sessionEnded = (reply: FastifyReply, lang: Language, status: 'EXPIRED' | 'COMPLETED' | 'FAILED') =>
+    status === 'EXPIRED'
+      ? message(reply, lang, 'sessionExpired', 410)
+      : message(reply, lang, status === 'COMPLETED' ? 'sessionCompleted' : 'sessionFailed', 409);
 
   /** The signed-link check of every payment page; the link token travels in `t` (query or form). */
   const paymentFromLink = async (request: FastifyRequest, reply: FastifyReply, t: string | undefined) => {
@@ -188,13 +200,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     }
     const { session, merchant, status } = await hosted.sessionForPage(sessionId);
     const lang = languageOf(request, session.language);
-    if (status !== 'OPEN')
-      return message(
-        reply,
-        lang,
-        status === 'EXPIRED' ? 'sessionExpired' : 'sessionCompleted',
-        status === 'EXPIRED' ? 410 : 409,
-      );
+    if (status !== 'OPEN') return sessionEnded(reply, lang, status);
     const tt = MESSAGES[lang];
     return page(
       reply,
@@ -226,13 +232,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       const t = links.token('payment', payment.payId, new Date(clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000));
       return reply.redirect(paymentUrl(payment.payId, t), 303);
     } catch (error) {
-      if (error instanceof KassaError && (error.code === 'SESSION_EXPIRED' || error.code === 'SESSION_COMPLETED')) {
-        const lang = languageOf(request);
-        return message(
+      if (error instanceof KassaError && error.code in SESSION_ENDED_BY_CODE) {
+        return sessionEnded(
           reply,
-          lang,
-          error.code === 'SESSION_EXPIRED' ? 'sessionExpired' : 'sessionCompleted',
-          httpStatusOf(error.code),
+          languageOf(request),
+          SESSION_ENDED_BY_CODE[error.code as keyof typeof SESSION_ENDED_BY_CODE],
         );
       }
       throw error;

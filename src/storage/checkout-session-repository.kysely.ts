@@ -22,6 +22,7 @@ function sessionRowToSession(row: Selectable<CheckoutSessionTable>): CheckoutSes
     informational: fromJson(row.informational),
     status: row.status as CheckoutSession['status'],
     payId: optional(row.pay_id),
+    cardTries: Number(row.card_tries),
     expiresAt: fromDbTime(row.expires_at),
     creationDate: fromDbTime(row.created_at),
   };
@@ -50,6 +51,7 @@ export class KyselyCheckoutSessionRepository implements CheckoutSessionRepositor
         informational: toJson(s.informational),
         status: s.status,
         pay_id: s.payId ?? null,
+        card_tries: s.cardTries,
         expires_at: toDbTime(s.expiresAt),
         created_at: toDbTime(s.creationDate),
       })
@@ -65,10 +67,10 @@ export class KyselyCheckoutSessionRepository implements CheckoutSessionRepositor
     return row && sessionRowToSession(row);
   }
 
-  async update(s: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId'>): Promise<void> {
+  async update(s: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId' | 'cardTries'>): Promise<void> {
     await this.db
       .updateTable('checkout_session')
-      .set({ status: s.status, pay_id: s.payId ?? null })
+      .set({ status: s.status, pay_id: s.payId ?? null, card_tries: s.cardTries })
       .where('session_id', '=', s.sessionId)
       .execute();
   }

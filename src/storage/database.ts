@@ -80,6 +80,8 @@ export interface CheckoutSessionTable {
   pay_id: string | null;
   expires_at: string;
   created_at: string;
+  /** Card tries (payments) the session started (migration 2026-11-23-0301). */
+  card_tries: number;
 }
 
 export interface PaymentOperationTable {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { AUTH_FAILURE_LIMIT } from '../../src/http/auth/failure-limit.js';
 import { TOKEN_RATE_LIMIT } from '../../src/http/routes/oauth-token.route.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { type KassaNodes, startKassaNodes } from './kassa-nodes.js';
@@ -47,6 +48,32 @@ describe.runIf(DIALECTS.includes('postgres'))('rate limits shared by two nodes',
     }
     return statuses;
   };
+
+  // Security: failed authentications (issue 9 defect 6) are counted per client id and address on a shared store, so
+  // a guesser spreading tries over the nodes behind a balancer still meets the limit after AUTH_FAILURE_LIMIT.max.
+  const guessAcrossNodes = async (nodes: KassaNodes) => {
+    const wrong = { grant_type: 'client_credentials', client_id: nodes.merchant.merchantId, client_secret: 'guess' };
+    const statuses: number[] = [];
+    for (let i = 0; i < AUTH_FAILURE_LIMIT.max + 2; i++) {
+      statuses.push((await nodes.call(i % 2, 'POST', '/authorization/oauth/token', { form: wrong })).status);
+    }
+    return statuses;
+  };
+
+  it('in PostgreSQL (no Redis): failed authentications on both nodes count together', async () => {
+    k = await startKassaNodes(2);
+    const statuses = await guessAcrossNodes(k);
+    expect(statuses.slice(0, AUTH_FAILURE_LIMIT.max)).toEqual(Array(AUTH_FAILURE_LIMIT.max).fill(401));
+    expect(statuses.slice(AUTH_FAILURE_LIMIT.max)).toEqual([429, 429]);
+  });
+
+  it.runIf(redisUp)('in Redis (KASSA_REDIS_URL): failed authentications on both nodes count together', async () => {
+    // Another Redis database than the token-limit test's: that test counts every token request from 127.0.0.1.
+    k = await startKassaNodes(2, { KASSA_REDIS_URL: `${REDIS_URL}/1` });
+    const statuses = await guessAcrossNodes(k);
+    expect(statuses.slice(0, AUTH_FAILURE_LIMIT.max)).toEqual(Array(AUTH_FAILURE_LIMIT.max).fill(401));
+    expect(statuses.slice(AUTH_FAILURE_LIMIT.max)).toEqual([429, 429]);
+  });
 
   it('in PostgreSQL (no Redis): the per-address token limit counts requests on both nodes together', async () => {
     k = await startKassaNodes(2);

@@ -40,6 +40,7 @@ export const ERROR_CATALOGUE = {
   SESSION_NOT_FOUND: { title: 'No such checkout session', retryable: false },
   SESSION_EXPIRED: { title: 'The checkout session has expired', retryable: false },
   SESSION_COMPLETED: { title: 'The checkout session is already paid', retryable: false },
+  SESSION_FAILED: { title: 'The checkout session ended: its card tries are used up', retryable: false },
   QUOTE_CHANGED: { title: 'The amounts shown are no longer current; review them again', retryable: false },
   MERCHANT_EXISTS: { title: 'A merchant with this merchantId exists', retryable: false },
   MERCHANT_NOT_FOUND: { title: 'No such merchant', retryable: false },

@@ -11,8 +11,10 @@ import {
   type CheckoutSession,
   DEFAULT_SESSION_TTL_SECONDS,
   SESSION_TTL_BOUNDS_SECONDS,
+  type SessionStatus,
   sessionStatus,
 } from '../sessions/checkout-session.js';
+import { MAX_SESSION_CARD_TRIES } from './card-testing.js';
 import { delayedCaptureProblem } from './delayed-capture.js';
 import { checkHostedCredentialOnFile, checkHostedUrls, newPendingPayment } from './hosted-pending-payment.js';
 import type { Payment } from './payment.js';
@@ -74,6 +76,7 @@ export async function createSession(
     metadata: cmd.metadata,
     informational: cmd.informational,
     status: 'OPEN',
+    cardTries: 0,
     expiresAt:
       cmd.expirationTime !== undefined
         ? new Date(Date.parse(cmd.expirationTime))
@@ -91,12 +94,17 @@ export async function getSession(deps: SessionDeps, merchantId: string, sessionI
   return withPaidStatus(s, deps.store);
 }
 
-/** A session is COMPLETED once its latest payment was authorized (or later captured, refunded, reversed). */
+/**
+ * A session is COMPLETED once its latest payment was authorized (or later captured, refunded, reversed), and FAILED
+ * once its last allowed card try failed (`MAX_SESSION_CARD_TRIES`: card-testing protection, issue 9 defect 5).
+ */
 async function withPaidStatus(session: CheckoutSession, store: Store): Promise<CheckoutSession> {
-  if (session.status === 'COMPLETED' || !session.payId) return session;
+  if (session.status !== 'OPEN' || !session.payId) return session;
   const latest = await store.payments.findByPayId(session.merchantId, session.payId);
-  const paid = latest && latest.status !== 'PENDING' && latest.status !== 'FAILED';
-  return paid ? { ...session, status: 'COMPLETED' } : session;
+  if (latest?.status === 'FAILED') {
+    return session.cardTries >= MAX_SESSION_CARD_TRIES ? { ...session, status: 'FAILED' } : session;
+  }
+  return latest && latest.status !== 'PENDING' ? { ...session, status: 'COMPLETED' } : session;
 }
 
 /**
@@ -107,7 +115,7 @@ export async function sessionForPage(
   deps: SessionDeps,
   sessionId: string,
   store: Store = deps.store,
-): Promise<{ session: CheckoutSession; merchant: Merchant; status: 'OPEN' | 'COMPLETED' | 'EXPIRED' }> {
+): Promise<{ session: CheckoutSession; merchant: Merchant; status: SessionStatus }> {
   const found = await store.checkoutSessions.find(sessionId);
   const session = found && (await withPaidStatus(found, store));
   const merchant = session && (await store.merchants.find(session.merchantId));
@@ -117,15 +125,21 @@ export async function sessionForPage(
 
 /**
  * Starts (or resumes) the session's current payment try: the latest payment if it is still waiting for a card,
- * else a new PENDING payment under the session's transId (the previous try FAILED).
- * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED.
+ * else a new PENDING payment under the session's transId (the previous try FAILED). A session allows
+ * `MAX_SESSION_CARD_TRIES` tries; asked for one more, it is stored FAILED (card-testing protection, issue 9 defect 5).
+ * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED (tries used up).
  */
 export async function startSessionPayment(deps: SessionDeps, sessionId: string): Promise<Payment> {
-  return deps.store.transaction(async (tx) => {
+  const started = await deps.store.transaction(async (tx) => {
     // Every read goes through `tx`: SQLite has one connection, held by this transaction.
     const { session, merchant, status } = await sessionForPage(deps, sessionId, tx);
     if (status === 'EXPIRED') throw new KassaError('SESSION_EXPIRED');
     if (status === 'COMPLETED') throw new KassaError('SESSION_COMPLETED');
+    if (status === 'FAILED' || session.cardTries >= MAX_SESSION_CARD_TRIES) {
+      // Stored, not thrown here: a throw would roll the FAILED status back with the transaction.
+      await tx.checkoutSessions.update({ ...session, status: 'FAILED' });
+      return 'SESSION_FAILED' as const;
+    }
     const latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
     if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') return latest;
     if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
@@ -146,9 +160,16 @@ export async function startSessionPayment(deps: SessionDeps, sessionId: string):
       sessionId,
     };
     if ((await tx.payments.insert(payment)) === 'TRANS_ID_IN_USE') throw new KassaError('SESSION_COMPLETED');
-    await tx.checkoutSessions.update({ sessionId, status: 'OPEN', payId: payment.payId });
+    await tx.checkoutSessions.update({
+      sessionId,
+      status: 'OPEN',
+      payId: payment.payId,
+      cardTries: session.cardTries + 1,
+    });
     return payment;
   });
+  if (started === 'SESSION_FAILED') throw new KassaError('SESSION_FAILED');
+  return started;
 }
 
 /** Longest a session may stay open when the merchant sets `expirationTime`: 30 days (a pay-by-link). */

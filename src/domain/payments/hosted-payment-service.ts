@@ -2,9 +2,10 @@ import { type FieldError, KassaError, validationError } from '../errors/error-ca
 import type { Merchant } from '../merchants/merchant.js';
 import { checkCurrency } from '../merchants/merchant-service.js';
 import type { BinRecord } from '../ports/bin-table.js';
-import type { CheckoutSession } from '../sessions/checkout-session.js';
+import type { CheckoutSession, SessionStatus } from '../sessions/checkout-session.js';
 import type { SurchargeDecision } from '../surcharge/decide-surcharge.js';
 import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
+import { type CardTestingRefusal, type CardVelocityGuard, VELOCITY_LIMITED_CODE } from './card-testing.js';
 import {
   type CreateSessionCommand,
   createSession,
@@ -59,7 +60,15 @@ export interface SurchargeQuote {
  * Card data never leaves this service in clear except towards authorization.
  */
 export class HostedPaymentService {
-  constructor(private readonly deps: HostedPaymentServiceDeps) {}
+  /**
+   * `velocity`: the card-testing velocity limits per card and per address (card-testing.ts); without it (the CLI,
+   * some tests) tries are not limited across sessions. `onCardTestingRefusal` is told each refused try (metrics).
+   */
+  constructor(
+    private readonly deps: HostedPaymentServiceDeps,
+    private readonly velocity?: CardVelocityGuard,
+    private readonly onCardTestingRefusal: (reason: CardTestingRefusal) => void = () => {},
+  ) {}
 
   /**
    * Creates a HOSTED payment (hosted forms): PENDING 60040001, no card yet; the cardholder types the card on
@@ -102,15 +111,18 @@ export class HostedPaymentService {
   }
 
   /** A session and its merchant for the checkout page (the caller has checked the signed link). */
-  sessionForPage(
-    sessionId: string,
-  ): Promise<{ session: CheckoutSession; merchant: Merchant; status: 'OPEN' | 'COMPLETED' | 'EXPIRED' }> {
+  sessionForPage(sessionId: string): Promise<{ session: CheckoutSession; merchant: Merchant; status: SessionStatus }> {
     return sessionForPage(this.deps, sessionId);
   }
 
-  /** See checkout-sessions.ts. @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED. */
-  startSessionPayment(sessionId: string): Promise<Payment> {
-    return startSessionPayment(this.deps, sessionId);
+  /** See checkout-sessions.ts. @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED. */
+  async startSessionPayment(sessionId: string): Promise<Payment> {
+    try {
+      return await startSessionPayment(this.deps, sessionId);
+    } catch (error) {
+      if (error instanceof KassaError && error.code === 'SESSION_FAILED') this.onCardTestingRefusal('session_tries');
+      throw error;
+    }
   }
 
   /** A hosted payment and its merchant for the card step (the caller has checked the signed link). */
@@ -226,6 +238,14 @@ export class HostedPaymentService {
   async confirm(merchant: Merchant, payment: Payment, browserInfo: BrowserInfo): Promise<ConfirmOutcome> {
     const card = await this.deps.cardVault.read(payment.payId, this.deps.clock.now());
     if (!card) return { kind: 'CARD_GONE' };
+    // Card testing (issue 9 defect 5): over a velocity limit, the try ends FAILED 20040005 before 3-D Secure or the
+    // acquirer learns anything of the card.
+    const verdict =
+      this.velocity && payment.card && (await this.velocity.admit(payment.card.fingerprint, browserInfo.ipAddress));
+    if (verdict && verdict !== 'OK') {
+      this.onCardTestingRefusal(verdict);
+      return { kind: 'ENDED', payment: await finishPayment(this.deps, merchant, payment, VELOCITY_LIMITED_CODE) };
+    }
     const started = await startBrowserAuthentication(
       this.deps,
       merchant,

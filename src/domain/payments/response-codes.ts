@@ -19,6 +19,8 @@ export const RESPONSE_CODES = {
   '20010006': '3-D Secure authentication was not completed in time',
   '20040002': 'Payment cancelled by the cardholder on the hosted page',
   '20040003': 'The cardholder did not complete the hosted payment before its link expired',
+  '20040004': 'The hosted payment page session ended: its card tries are used up (card-testing protection)',
+  '20040005': 'Card try refused: too many tries with this card or from this address (card-testing protection)',
   '20020005': 'Authorization declined: do not honor',
   '20020012':
     'Authorization declined: invalid transaction (a merchant-initiated payment without a valid schemeReferenceId)',

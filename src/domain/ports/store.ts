@@ -189,7 +189,7 @@ export interface NotificationRepository {
 export interface CheckoutSessionRepository {
   insert(session: CheckoutSession): Promise<void>;
   find(sessionId: string): Promise<CheckoutSession | undefined>;
-  update(session: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId'>): Promise<void>;
+  update(session: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId' | 'cardTries'>): Promise<void>;
 }
 
 /** All repositories over one connection or transaction. */

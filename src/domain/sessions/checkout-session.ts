@@ -28,16 +28,24 @@ export interface CheckoutSession {
   metadata?: Record<string, string>;
   /** Stored as sent and echoed (paygate-v2-wire.md §2). */
   informational?: InformationalFields;
-  /** COMPLETED once a payment of the session is authorized; EXPIRED is derived from `expiresAt`. */
-  status: 'OPEN' | 'COMPLETED';
+  /**
+   * COMPLETED once a payment of the session is authorized; FAILED once its card tries are used up (card-testing
+   * protection, `MAX_SESSION_CARD_TRIES`); EXPIRED is derived from `expiresAt`.
+   */
+  status: 'OPEN' | 'COMPLETED' | 'FAILED';
   /** payId of the latest payment started in the session. */
   payId?: string;
+  /** Card tries (payments) started in the session so far. */
+  cardTries: number;
   expiresAt: Date;
   creationDate: Date;
 }
 
-/** The status a merchant sees: OPEN, COMPLETED, or EXPIRED once `expiresAt` has passed on an open session. */
-export function sessionStatus(s: CheckoutSession, now: Date): 'OPEN' | 'COMPLETED' | 'EXPIRED' {
-  if (s.status === 'COMPLETED') return 'COMPLETED';
+/** What a merchant and the checkout page see of a session. */
+export type SessionStatus = 'OPEN' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+
+/** The status a merchant sees: OPEN, COMPLETED, FAILED, or EXPIRED once `expiresAt` has passed on an open session. */
+export function sessionStatus(s: CheckoutSession, now: Date): SessionStatus {
+  if (s.status !== 'OPEN') return s.status;
   return now.getTime() >= s.expiresAt.getTime() ? 'EXPIRED' : 'OPEN';
 }

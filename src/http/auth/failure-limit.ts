@@ -1,44 +1,5 @@
-/**
- * Counters of failed attempts in a fixed window, behind a small interface so that a shared store (Redis, the
- * database) can replace the in-memory one for several nodes. Keys are opaque strings chosen by the caller.
- */
-export interface AttemptCounterStore {
-  /** Failures counted for `key` in the window containing `now`. */
-  count(key: string, now: Date): Promise<number>;
-  /** Counts one failure for `key`; returns the new count in the window containing `now`. */
-  hit(key: string, now: Date): Promise<number>;
-}
-
-/** One process's counters, fixed windows of `windowMs`; old windows are dropped as they are passed. */
-export class InMemoryAttemptCounters implements AttemptCounterStore {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-
-  constructor(private readonly windowMs: number) {}
-
-  private current(key: string, now: Date) {
-    const start = now.getTime() - (now.getTime() % this.windowMs);
-    const w = this.windows.get(key);
-    if (w && w.start === start) return w;
-    if (this.windows.size > 100_000) this.prune(start);
-    const fresh = { start, count: 0 };
-    this.windows.set(key, fresh);
-    return fresh;
-  }
-
-  private prune(start: number): void {
-    for (const [k, w] of this.windows) if (w.start < start) this.windows.delete(k);
-  }
-
-  async count(key: string, now: Date): Promise<number> {
-    return this.current(key, now).count;
-  }
-
-  async hit(key: string, now: Date): Promise<number> {
-    const w = this.current(key, now);
-    w.count++;
-    return w.count;
-  }
-}
+import { createHash } from 'node:crypto';
+import type { AttemptCounters } from '../../domain/ports/attempt-counters.js';
 
 /** Failed client authentications allowed per client id and source address (OAuth token endpoint and Basic). */
 export const AUTH_FAILURE_LIMIT = { max: 10, windowMs: 60_000 } as const;
@@ -46,27 +7,37 @@ export const AUTH_FAILURE_LIMIT = { max: 10, windowMs: 60_000 } as const;
 /**
  * Limits failed authentications by (client id, source address) only: successes are never counted, and failures
  * from one address never block the same client elsewhere, so nobody can lock a merchant out by guessing
- * (issue 9, defect 6). The address is Fastify's `request.ip` (proxy hops per KASSA_TRUSTED_PROXIES).
+ * (issue 9, defect 6). The address is Fastify's `request.ip` (proxy hops per KASSA_TRUSTED_PROXIES). The counters are
+ * shared by every node when `store` is (Redis, the database: issue 14).
  */
 export class AuthFailureLimit {
   constructor(
-    private readonly store: AttemptCounterStore,
+    private readonly store: AttemptCounters,
     private readonly now: () => Date,
     private readonly max: number = AUTH_FAILURE_LIMIT.max,
   ) {}
 
+  /** A digest, not the raw id: a client id may hold any text (NUL, lone surrogates) that no store should see. */
   private key(scope: string, clientId: string, ip: string): string {
-    return `${scope}\u0000${clientId}\u0000${ip}`;
+    return `authfail:${createHash('sha256')
+      .update(JSON.stringify([scope, clientId, ip]))
+      .digest('base64url')}`;
   }
 
-  /** Whether this client id from this address has used up its failures for now. */
+  /**
+   * Whether this client id from this address has used up its failures for now. A store that cannot answer (Redis
+   * or the database down) blocks nobody, as the API rate limits (`skipOnError`): the limiter must not take
+   * authentication down with it.
+   */
   async blocked(scope: string, clientId: string, ip: string): Promise<boolean> {
-    return (await this.store.count(this.key(scope, clientId, ip), this.now())) >= this.max;
+    const key = this.key(scope, clientId, ip);
+    const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => 0);
+    return count >= this.max;
   }
 
-  /** Counts one failure. */
+  /** Counts one failure (lost, not thrown, when the store cannot answer). */
   async failed(scope: string, clientId: string, ip: string): Promise<void> {
-    await this.store.hit(this.key(scope, clientId, ip), this.now());
+    await this.store.hit(this.key(scope, clientId, ip), AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => 0);
   }
 
   /** Seconds until the current window ends (for Retry-After). */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { NotificationService } from '../../domain/notifications/notification-service.js';
+import type { CardTestingRefusal } from '../../domain/payments/card-testing.js';
 import type { Payment } from '../../domain/payments/payment.js';
 import { adminAuth } from './admin-auth.js';
 
@@ -46,6 +47,13 @@ export class KassaMetrics {
     name: 'kassa_notification_delivery_attempts_total',
     help: 'Notification delivery attempts by what they led to (DELIVERED, PENDING = will retry, FAILED = gave up)',
     labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly cardTesting = new Counter({
+    name: 'kassa_card_testing_refusals_total',
+    help: 'Hosted card tries refused by the card-testing protection: session_tries (the session cap), card and ip (velocity limits)',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
@@ -95,6 +103,11 @@ export class KassaMetrics {
     this.payments.inc({ status: payment.status, integration_type: payment.integrationType });
     if (payment.threeDS) this.threeDS.inc({ trans_status: payment.threeDS.transStatus });
     if (payment.status !== 'FAILED' && payment.surcharge.status === 'APPLIED') this.surcharge.inc();
+  }
+
+  /** Records a card try refused by the card-testing protection (domain/payments/card-testing.ts). */
+  cardTestingRefused(reason: CardTestingRefusal): void {
+    this.cardTesting.inc({ reason });
   }
 
   /** Records a notification delivery attempt. */

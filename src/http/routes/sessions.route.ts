@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { SessionResponse } from '../../contracts/session.js';
+import { SESSION_TRIES_EXHAUSTED_CODE } from '../../domain/payments/card-testing.js';
 import type { HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
 import type { Clock } from '../../domain/ports/clock.js';
 import { type CheckoutSession, sessionStatus } from '../../domain/sessions/checkout-session.js';
@@ -26,6 +27,7 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const toWire = (s: CheckoutSession): SessionResponse => {
     const info = s.informational ?? {};
+    const status = sessionStatus(s, opts.clock.now());
     return {
       sessionId: s.sessionId,
       transId: s.transId,
@@ -33,7 +35,8 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
       ...(info.externalIntegrationId !== undefined && { externalIntegrationId: info.externalIntegrationId }),
       ...(info.requestId !== undefined && { requestId: info.requestId }),
       merchantId: s.merchantId,
-      status: sessionStatus(s, opts.clock.now()),
+      status,
+      ...(status === 'FAILED' && { responseCode: SESSION_TRIES_EXHAUSTED_CODE }),
       amount: { value: s.value, currency: s.currency },
       captureMethod: info.captureMethod ?? { type: s.captureMethod },
       ...(s.language && { language: s.language }),
