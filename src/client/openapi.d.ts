@@ -2245,7 +2245,8 @@ export interface components {
             requestId?: string;
             merchantId: string;
             /** @enum {unknown} */
-            status: "OPEN" | "COMPLETED" | "EXPIRED";
+            status: "OPEN" | "COMPLETED" | "FAILED" | "EXPIRED";
+            responseCode?: string;
             amount: {
                 /** @description ISO 4217 minor units */
                 value: number;
