@@ -21,6 +21,7 @@ import { systemClock } from '../src/domain/ports/clock.js';
 import { createNotificationDelivery, type NotificationDelivery } from '../src/notifications/notification-delivery.js';
 import { createDb, migrateToLatest } from '../src/storage/create-db.js';
 import { KyselyStore } from '../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../src/storage/webhook-secret-box.js';
 import { serveBenchChild } from './child-protocol.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
@@ -36,7 +37,7 @@ const db = pgUrl
   ? createDb({ dialect: 'postgres', url: pgUrl })
   : createDb({ dialect: 'sqlite', file: join(dir, 'b.db') });
 await migrateToLatest(db);
-const store = new KyselyStore(db.kysely);
+const store = new KyselyStore(db.kysely, new WebhookSecretBox('bench-data-key-bench-data-key-bench-data-key-01'));
 
 const firstSeen = new Map<string, number>(); // webhook-id → performance.now() of first arrival
 const receiver = createServer((req, res) => {

@@ -69,6 +69,7 @@ import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
 import { kyselyRateLimitStore } from './storage/rate-limit-store.kysely.js';
 import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
+import { sealClearWebhookSecrets, WebhookSecretBox } from './storage/webhook-secret-box.js';
 
 /** Request body limit: payment requests are small. */
 const BODY_LIMIT = 256 * 1024; // 256 KiB
@@ -167,7 +168,7 @@ export function buildServices(
 ): Services {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
-  const store: Store = new KyselyStore(db.kysely);
+  const store: Store = new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey));
   const bins = overrides.bins ?? CsvBinTable.fromFile(config.binFile);
   const directoryServer =
     overrides.directoryServer ??
@@ -238,6 +239,8 @@ export function buildServices(
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<Kassa> {
   const secrets = overrides.secrets ?? (await loadRuntimeSecrets(config));
   const db = await openDatabase(config, overrides.db);
+  // Webhook secrets of databases from before sealing are sealed now (the migrations do not hold the data key).
+  await sealClearWebhookSecrets(db.kysely, new WebhookSecretBox(secrets.dataKey));
   const clock = overrides.clock ?? systemClock;
 
   const logger = {
@@ -436,7 +439,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     followUpSweepMs: overrides.followUpRecovery?.sweepMs,
     hosted: services.hosted,
     storedCards: services.storedCards,
-    notificationRepository: new KyselyStore(db.kysely).notifications,
+    notificationRepository: new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey)).notifications,
     clock,
     notificationRetentionDays: config.notificationRetentionDays,
     notifications: { leaseMs: config.notificationLeaseMs, ...overrides.notifications },

@@ -11,6 +11,7 @@ import { KyselyNotificationRepository } from './notification-repository.kysely.j
 import { KyselyPaymentRepository } from './payment-repository.kysely.js';
 import { KyselySurchargeSettingsRepository } from './surcharge-settings-repository.kysely.js';
 import { KyselyThreeDSTransactionRepository } from './three-ds-transaction-repository.kysely.js';
+import type { WebhookSecretBox } from './webhook-secret-box.js';
 
 /** The Store port over Kysely: the same repositories over the pool or over one transaction. */
 export class KyselyStore implements Store {
@@ -25,18 +26,20 @@ export class KyselyStore implements Store {
   readonly surchargeSettings: KyselySurchargeSettingsRepository;
   readonly followUpOperations: KyselyFollowUpOperationRepository;
 
+  /** `webhookSecrets` seals and opens the merchants' webhook secrets (storage/webhook-secret-box.ts). */
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly webhookSecrets: WebhookSecretBox,
     private readonly inTransaction = false,
   ) {
-    this.merchants = new KyselyMerchantRepository(db);
+    this.merchants = new KyselyMerchantRepository(db, webhookSecrets);
     this.apiKeys = new KyselyApiKeyRepository(db);
     this.payments = new KyselyPaymentRepository(db);
     this.idempotency = new KyselyIdempotencyRepository(db);
     this.outbox = new KyselyNotificationOutbox(db);
     this.checkoutSessions = new KyselyCheckoutSessionRepository(db);
     this.threeDSTransactions = new KyselyThreeDSTransactionRepository(db);
-    this.notifications = new KyselyNotificationRepository(db);
+    this.notifications = new KyselyNotificationRepository(db, webhookSecrets);
     this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
     this.followUpOperations = new KyselyFollowUpOperationRepository(db);
   }
@@ -44,6 +47,6 @@ export class KyselyStore implements Store {
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     // Nested calls join the outer transaction instead of opening a second one.
     if (this.inTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, true)));
+    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, this.webhookSecrets, true)));
   }
 }

@@ -4,8 +4,10 @@ import type { MerchantRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, MerchantTable } from './database.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
+import type { WebhookSecretBox } from './webhook-secret-box.js';
 
-export function merchantRowToMerchant(row: Selectable<MerchantTable>): Merchant {
+/** A merchant row as the domain's Merchant, its webhook secret opened with `secrets`. */
+export function merchantRowToMerchant(row: Selectable<MerchantTable>, secrets: WebhookSecretBox): Merchant {
   return {
     merchantId: row.merchant_id,
     name: row.name,
@@ -13,13 +15,17 @@ export function merchantRowToMerchant(row: Selectable<MerchantTable>): Merchant 
     currency: row.currency,
     sandbox: row.sandbox === 1,
     webhookUrl: optional(row.webhook_url),
-    webhookSecret: row.webhook_secret,
+    webhookSecret: secrets.open(row.merchant_id, row.webhook_secret),
     creationDate: fromDbTime(row.created_at),
   };
 }
 
 export class KyselyMerchantRepository implements MerchantRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `secrets` seals the webhook secret on insert and opens it on reads (issue 9, defect 4). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly secrets: WebhookSecretBox,
+  ) {}
 
   async insert(m: Merchant): Promise<boolean> {
     try {
@@ -32,7 +38,7 @@ export class KyselyMerchantRepository implements MerchantRepository {
           currency: m.currency,
           sandbox: m.sandbox ? 1 : 0,
           webhook_url: m.webhookUrl ?? null,
-          webhook_secret: m.webhookSecret,
+          webhook_secret: this.secrets.seal(m.merchantId, m.webhookSecret),
           surcharge: null,
           created_at: toDbTime(m.creationDate),
         })
@@ -50,7 +56,7 @@ export class KyselyMerchantRepository implements MerchantRepository {
       .selectAll()
       .where('merchant_id', '=', merchantId)
       .executeTakeFirst();
-    return row && merchantRowToMerchant(row);
+    return row && merchantRowToMerchant(row, this.secrets);
   }
 
   async count(): Promise<number> {

@@ -10,6 +10,7 @@ import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, NotificationAttemptTable } from './database.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
+import type { WebhookSecretBox } from './webhook-secret-box.js';
 
 type NotificationRow = Selectable<Database['notification']>;
 
@@ -52,7 +53,11 @@ export class KyselyNotificationRepository implements NotificationRepository {
   private readonly db: Kysely<Database>;
   private readonly sqlite: boolean;
 
-  constructor(db: Kysely<Database>) {
+  /** `secrets` opens the merchants' sealed webhook secrets for signing (issue 9, defect 4). */
+  constructor(
+    db: Kysely<Database>,
+    private readonly secrets: WebhookSecretBox,
+  ) {
     this.db = db;
     this.sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   }
@@ -157,7 +162,7 @@ export class KyselyNotificationRepository implements NotificationRepository {
         attemptCount: Number(row.attempt_count),
         createdAt: fromDbTime(row.created_at),
         leaseUntil,
-        webhookSecret: merchant.webhook_secret,
+        webhookSecret: this.secrets.open(merchant.merchant_id, merchant.webhook_secret),
         sandbox: Number(merchant.sandbox) === 1,
       });
     }

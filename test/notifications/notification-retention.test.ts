@@ -3,6 +3,7 @@ import type { AttemptOutcome } from '../../src/domain/notifications/notification
 import { pruneFinishedNotifications, RETENTION_BATCH } from '../../src/notifications/notification-retention.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
 import { fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 
@@ -21,7 +22,7 @@ describe.each(DIALECTS)('notification retention (%s)', (dialect) => {
   beforeEach(async () => {
     database = await freshDatabase(dialect);
     await migrateToLatest(database.db);
-    store = new KyselyStore(database.db.kysely);
+    store = new KyselyStore(database.db.kysely, new WebhookSecretBox('retention-test-data-key-0123456789abcdef'));
     await store.merchants.insert({
       merchantId: 'shop',
       name: 'Shop',

@@ -13,6 +13,7 @@ import {
 import type { OutboxDispatcher } from '../../src/notifications/outbox-dispatcher.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import { startReceiver, type TestReceiver } from './webhook-receiver.js';
 
@@ -96,7 +97,7 @@ describe.each(DIALECTS)('outbox dispatcher (%s)', (dialect) => {
   beforeAll(async () => {
     database = await freshDatabase(dialect);
     await migrateToLatest(database.db);
-    store = new KyselyStore(database.db.kysely);
+    store = new KyselyStore(database.db.kysely, new WebhookSecretBox('dispatcher-test-data-key-0123456789abcdef'));
     receiver = await startReceiver();
   });
   afterEach(async () => {

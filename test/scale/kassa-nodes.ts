@@ -21,10 +21,14 @@ import {
 } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
 import { type ServerProcess, startServerProcess } from '../helpers/cli.js';
 import { type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import type { CallOptions, CallResult } from '../helpers/test-kassa.js';
 import { freePort } from '../helpers/test-kassa.js';
+
+/** The data key every node shares (card vault, webhook secrets). */
+const DATA_KEY = 'scale-test-data-key-shared-by-every-node-0123456';
 
 /** One notification as the merchant's receiver got it (signature verified). */
 export interface ReceivedNotification {
@@ -135,7 +139,7 @@ export async function startKassaNodes(
 ): Promise<KassaNodes> {
   const database = await freshDatabase('postgres', options.postgresAdminUrl);
   await migrateToLatest(database.db);
-  const store = new KyselyStore(database.db.kysely);
+  const store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
   const merchants = new MerchantService(store, systemClock, cryptoIds);
   const receiver = new NotificationReceiver();
   await receiver.start();
@@ -166,7 +170,7 @@ export async function startKassaNodes(
     KASSA_TLS_CERT: inject('tlsCertFile'),
     KASSA_TLS_KEY: inject('tlsKeyFile'),
     KASSA_TOKEN_SECRET: 'scale-test-token-secret-shared-by-every-node-0123',
-    KASSA_DATA_KEY: 'scale-test-data-key-shared-by-every-node-0123456',
+    KASSA_DATA_KEY: DATA_KEY,
     KASSA_ACQUIRER_SIMULATOR_LEDGER: ledger.file,
     KASSA_MAX_EVENT_LOOP_DELAY: '0',
     // Every simulated cardholder pays from 127.0.0.1, most with the same test card: the card-testing velocity limits

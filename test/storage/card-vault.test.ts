@@ -10,6 +10,7 @@ import { KyselyCardVault } from '../../src/storage/card-vault.kysely.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
 import { KyselyStoredCardVault } from '../../src/storage/stored-card-vault.kysely.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 
@@ -27,7 +28,7 @@ describe.each(DIALECTS)('card vault: keyring, stored cards, 3-D Secure pending c
   const pans: string[] = [];
 
   async function merchant(merchantId: string): Promise<string> {
-    await new KyselyStore(database.db.kysely).merchants.insert({
+    await new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY)).merchants.insert({
       merchantId,
       name: merchantId,
       country: 'DK',

@@ -9,6 +9,7 @@ import {
 import { SurchargeSettingsService } from '../../src/domain/surcharge/surcharge-settings-service.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 
 const VISA_COMMERCIAL: FeeRule = { brand: 'VISA', reason: 'COMMERCIAL_CARD', percentageBps: 180 };
@@ -38,7 +39,7 @@ describe.each(DIALECTS)('surcharge settings and audit storage (%s)', (dialect) =
   beforeAll(async () => {
     database = await freshDatabase(dialect);
     await migrateToLatest(database.db);
-    store = new KyselyStore(database.db.kysely);
+    store = new KyselyStore(database.db.kysely, new WebhookSecretBox('surcharge-test-data-key-0123456789abcdef'));
   });
   afterAll(async () => database?.drop());
 

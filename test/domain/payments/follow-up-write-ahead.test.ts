@@ -21,6 +21,7 @@ import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import { migrateToLatest } from '../../../src/storage/create-db.js';
 import { KyselyStore } from '../../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../../src/storage/webhook-secret-box.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../../helpers/dialects.js';
 import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
@@ -85,7 +86,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
       { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
       { clock, acquirer, followUpRecovery: { pendingAfterMs: 30_000 } },
     );
-    store = new KyselyStore(database.db.kysely);
+    store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
     deps = {
       store,
       clock,

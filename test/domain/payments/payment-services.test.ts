@@ -13,6 +13,7 @@ import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import { migrateToLatest } from '../../../src/storage/create-db.js';
 import { KyselyStore } from '../../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../../src/storage/webhook-secret-box.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../../helpers/dialects.js';
 import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
@@ -48,7 +49,7 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
       },
       { onPaymentFinal: (p) => returned.push(p.payId) },
     );
-    store = new KyselyStore(database.db.kysely);
+    store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
     ({ merchant } = await services.merchants.createMerchant({
       merchantId: `svc_${dialect}`,
       country: 'DK',
