@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KassaError } from '../domain/errors/error-catalogue.js';
-import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
+import {
+  HOSTED_LINK_TTL_SECONDS,
+  type HostedPaymentService,
+  hostedPaymentExpiresAt,
+} from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
 import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js';
 import type { Clock } from '../domain/ports/clock.js';
@@ -8,6 +12,7 @@ import { isHexId } from '../domain/ports/id-generator.js';
 import { browserInfoOf } from './browser-info.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
+import { MerchantHeader, type MerchantTexts, merchantTextsOf } from './merchant-texts.js';
 import { formatMoney } from './money.js';
 import { type CardFormValues, CardStepPage } from './pages/card-step-page.js';
 import { CheckoutPage } from './pages/checkout-page.js';
@@ -58,6 +63,19 @@ export function sessionAwareReturnUrl(links: HostedLinks, clock: Clock) {
   };
 }
 
+/**
+ * What the card step shows filled in on its first view: Paygate's `paymentMethods.card.prefillInfo` as the payment
+ * keeps it (cardholder name, expiry YYYYMM shown as MM/YY; never the number or security code).
+ */
+export function prefilledValues(payment: Payment): CardFormValues {
+  const prefill = payment.informational?.card?.prefill;
+  const expiry = prefill?.expiryDate;
+  return {
+    ...(prefill?.cardholderName !== undefined && { cardholderName: prefill.cardholderName }),
+    ...(expiry !== undefined && { expiry: `${expiry.slice(4, 6)}/${expiry.slice(2, 4)}` }),
+  };
+}
+
 /** `MM/YY` (or `MM/YYYY`, `MMYY`) → `YYYYMM`, or '' when it cannot be read. */
 export function expiryFromForm(text: string | undefined): string {
   const m = (text ?? '').replace(/\s/g, '').match(/^(\d{1,2})\/?(\d{2}|\d{4})$/);
@@ -77,6 +95,10 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   const languageOf = (request: FastifyRequest, explicit?: string) =>
     pickLanguage(explicit, request.headers['accept-language']);
 
+  /**
+   * Sends a hosted page; `merchant` adds the merchant's logo and texts (customFields) above the body, with the CSP
+   * allowing images from the logo's https origin only.
+   */
   const page = (
     reply: FastifyReply,
     lang: Language,
@@ -84,15 +106,18 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     body: preact.ComponentChildren,
     status = 200,
     script?: string,
+    merchant?: { name: string; texts: MerchantTexts },
   ) => {
     const nonce = newNonce();
+    const logoOrigin = merchant?.texts.logoOrigin;
     return sendPage(
       reply,
       <Layout lang={lang} title={title} nonce={nonce} script={script}>
+        {merchant && <MerchantHeader texts={merchant.texts} merchantName={merchant.name} />}
         {body}
       </Layout>,
       nonce,
-      { connectSelf: true },
+      { connectSelf: true, ...(logoOrigin !== undefined && { imgSrc: [logoOrigin] }) },
       status,
     );
   };
@@ -113,15 +138,21 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       ? message(reply, lang, 'sessionExpired', 410)
       : message(reply, lang, status === 'COMPLETED' ? 'sessionCompleted' : 'sessionFailed', 409);
 
-  /** The signed-link check of every payment page; the link token travels in `t` (query or form). */
+  /**
+   * The signed-link check of every payment page; the link token travels in `t` (query or form). A link Kassa signed
+   * that has expired (Paygate `expirationTime`, or the link lifetime) says so (410) and ends a payment still waiting
+   * for its card, as the expiry sweep would.
+   */
   const paymentFromLink = async (request: FastifyRequest, reply: FastifyReply, t: string | undefined) => {
     const { payId } = request.params as { payId: string };
-    if (!isHexId(payId) || !links.verify('payment', payId, t, clock.now())) {
+    const link = isHexId(payId) ? links.check('payment', payId, t, clock.now()) : 'INVALID';
+    if (link === 'INVALID') {
       await message(reply, languageOf(request), 'linkInvalid', 403);
       return undefined;
     }
+    let found: Awaited<ReturnType<HostedPaymentService['paymentForPage']>>;
     try {
-      return await hosted.paymentForPage(payId);
+      found = await hosted.paymentForPage(payId);
     } catch (error) {
       if (error instanceof KassaError) {
         await message(reply, languageOf(request), 'notFound', 404);
@@ -129,6 +160,15 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       }
       throw error;
     }
+    if (link === 'EXPIRED' || clock.now().getTime() >= hostedPaymentExpiresAt(found.payment).getTime()) {
+      const payment = await hosted.expireIfDue(found.payment);
+      if (link === 'EXPIRED' || payment.status === 'FAILED') {
+        await message(reply, languageOf(request, payment.language), 'sessionExpired', 410);
+        return undefined;
+      }
+      return { ...found, payment };
+    }
+    return found;
   };
 
   const paymentUrl = (payId: string, t: string, suffix = '') =>
@@ -195,10 +235,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   app.get('/hosted/sessions/:sessionId', { schema: { hide: true } }, async (request, reply) => {
     const { sessionId } = request.params as { sessionId: string };
     const t = (request.query as Form).t;
-    if (!isHexId(sessionId) || !links.verify('session', sessionId, t, clock.now())) {
-      return message(reply, languageOf(request), 'linkInvalid', 403);
-    }
+    const link = isHexId(sessionId) ? links.check('session', sessionId, t, clock.now()) : 'INVALID';
+    if (link === 'INVALID') return message(reply, languageOf(request), 'linkInvalid', 403);
     const { session, merchant, status } = await hosted.sessionForPage(sessionId);
+    // A session link expires with the session (expiresAt, Paygate expirationTime): Kassa signed it, so say expired.
+    if (link === 'EXPIRED') return message(reply, languageOf(request, session.language), 'sessionExpired', 410);
     const lang = languageOf(request, session.language);
     if (status !== 'OPEN') return sessionEnded(reply, lang, status);
     const tt = MESSAGES[lang];
@@ -215,18 +256,20 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         linkToken={t ?? ''}
         csrf={links.csrf(sessionId, t ?? '')}
       />,
+      200,
+      undefined,
+      { name: merchant.name, texts: merchantTextsOf(session.informational) },
     );
   });
 
   app.post('/hosted/sessions/:sessionId/start', { schema: { hide: true } }, async (request, reply) => {
     const { sessionId } = request.params as { sessionId: string };
     const form = (request.body ?? {}) as Form;
-    if (
-      !links.verify('session', sessionId, form.t, clock.now()) ||
-      !links.verifyCsrf(sessionId, form.t ?? '', form.csrf)
-    ) {
+    const link = isHexId(sessionId) ? links.check('session', sessionId, form.t, clock.now()) : 'INVALID';
+    if (link === 'INVALID' || !links.verifyCsrf(sessionId, form.t ?? '', form.csrf)) {
       return message(reply, languageOf(request), 'linkInvalid', 403);
     }
+    if (link === 'EXPIRED') return message(reply, languageOf(request), 'sessionExpired', 410);
     try {
       const payment = await hosted.startSessionPayment(sessionId);
       const t = links.token('payment', payment.payId, new Date(clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000));
@@ -274,13 +317,21 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       />,
       errors.length > 0 ? 422 : 200,
       '/hosted/assets/card-step.js',
+      { name: ctx.merchantName, texts: merchantTextsOf(payment.informational) },
     );
   };
 
   app.get('/hosted/payments/:payId', { schema: { hide: true } }, async (request, reply) => {
     const g = await gate(request, reply, { form: false });
     if (!g) return reply;
-    return renderCardStep(reply, { payment: g.payment, merchantName: g.merchant.name }, g.lang, g.t, [], {});
+    return renderCardStep(
+      reply,
+      { payment: g.payment, merchantName: g.merchant.name },
+      g.lang,
+      g.t,
+      [],
+      prefilledValues(g.payment),
+    );
   });
 
   app.post('/hosted/payments/:payId/card', { schema: { hide: true } }, async (request, reply) => {
@@ -370,6 +421,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       />,
       notice ? 409 : 200,
       '/hosted/assets/review-step.js',
+      { name: merchantName, texts: merchantTextsOf(payment.informational) },
     );
   };
 

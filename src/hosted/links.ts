@@ -31,12 +31,21 @@ export class HostedLinks {
 
   /** Whether `t` is a valid, unexpired token for `kind`/`id` at `now`. Constant-time comparison. */
   verify(kind: LinkKind, id: string, t: string | undefined, now: Date): boolean {
+    return this.check(kind, id, t, now) === 'VALID';
+  }
+
+  /**
+   * VALID: signed for `kind`/`id` and unexpired at `now`; EXPIRED: signed by Kassa for it but past its expiry (the
+   * page may say so: only Kassa can have made it); INVALID: anything else. Constant-time comparison.
+   */
+  check(kind: LinkKind, id: string, t: string | undefined, now: Date): 'VALID' | 'EXPIRED' | 'INVALID' {
     const [expText, sig] = (t ?? '').split('.');
     const exp = Number(expText);
-    if (!sig || !Number.isInteger(exp) || exp * 1000 <= now.getTime()) return false;
+    if (!sig || !Number.isInteger(exp)) return 'INVALID';
     const expected = Buffer.from(this.sign(`hosted:${kind}:${id}:${exp}`));
     const given = Buffer.from(sig);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'INVALID';
+    return exp * 1000 <= now.getTime() ? 'EXPIRED' : 'VALID';
   }
 
   /**

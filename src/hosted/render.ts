@@ -29,12 +29,14 @@ export interface PagePolicy {
   framedBySelf?: boolean;
   /** Whether the page's script may call Kassa (the card step's live brand and fee preview). */
   connectSelf?: boolean;
+  /** https origins images may come from (the merchant's logo, customField3); nothing else may load images. */
+  imgSrc?: string[];
 }
 
 /**
  * The strict Content-Security-Policy of hosted pages (DESIGN.md §8): `default-src 'none'`, script and style only with
- * the response's nonce, forms to Kassa and the named ACS origins, frames only of the named ACS origins, no framing
- * by other sites.
+ * the response's nonce, forms to Kassa and the named ACS origins, frames only of the named ACS origins, images only
+ * from the merchant's logo origin, no framing by other sites.
  */
 export function contentSecurityPolicy(nonce: string, policy: PagePolicy = {}): string {
   return [
@@ -42,6 +44,7 @@ export function contentSecurityPolicy(nonce: string, policy: PagePolicy = {}): s
     `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
     ...(policy.connectSelf ? ["connect-src 'self'"] : []),
+    ...(policy.imgSrc?.length ? [`img-src ${policy.imgSrc.join(' ')}`] : []),
     `form-action ${["'self'", ...(policy.formAction ?? [])].join(' ')}`,
     ...(policy.frameSrc?.length ? [`frame-src ${policy.frameSrc.join(' ')}`] : []),
     `frame-ancestors ${policy.framedBySelf ? "'self'" : "'none'"}`,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { FormClient, formWithAction } from '../helpers/form-client.js';
+import { payInHostedSession } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -98,6 +99,206 @@ describe.each(DIALECTS)('Paygate request fields on the hosted and 3-D Secure pag
     });
     expect(mastercard.status).toBe(303);
     expect(mastercard.headers.get('location')).toContain('/review');
+  });
+
+  const createSession = async (extra: Record<string, unknown> = {}) => {
+    const res = await t.call('POST', '/api/v2/payments/sessions', {
+      auth: m,
+      json: {
+        transId: `s-${Math.random().toString(36).slice(2)}`,
+        amount: { value: 4_990, currency: 'EUR' },
+        urls: { return: RETURN, cancel: CANCEL },
+        ...extra,
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body as { sessionId: string; _links: { redirect: { href: string } } };
+  };
+
+  /** The card step of a session: checkout page → start. */
+  const sessionCardStep = async (checkoutUrl: string) => {
+    const checkout = await client.get(checkoutUrl);
+    const start = formWithAction(checkout.html, t.url, '/start');
+    const started = await client.post(start.action, start.fields);
+    expect(started.status).toBe(303);
+    return client.get(started.headers.get('location') ?? '');
+  };
+
+  /** Runs `act` while recording the threeDSRequestorChallengeInd of every AReq the simulated DS receives. */
+  async function withChallengeIndicators<T>(act: () => Promise<T>): Promise<{ sent: string[]; result: T }> {
+    const sent: string[] = [];
+    const ds = t.kassa.services.threeDSSimulator;
+    if (!ds) throw new Error('no simulator');
+    const original = ds.authenticate.bind(ds);
+    ds.authenticate = async (areq) => {
+      sent.push(areq.threeDSRequestorChallengeInd);
+      return original(areq);
+    };
+    try {
+      return { sent, result: await act() };
+    } finally {
+      ds.authenticate = original;
+    }
+  }
+
+  it('prefillInfo prefills the card step of a HOSTED payment (name, expiry), never the number or security code', async () => {
+    const pan = testPan('40000000', '1000');
+    const p = await createHosted(
+      { language: 'en' },
+      { prefillInfo: { cardholderName: 'Jean <Dupont>', expiryDate: '203011', number: pan, securityCode: '987' } },
+    );
+    const page = await client.get(p._links.redirect.href);
+    expect(page.status).toBe(200);
+    expect(page.html).toMatch(/id="cardholderName"[^>]*value="Jean &lt;Dupont>"/);
+    expect(page.html).toMatch(/id="expiry"[^>]*value="11\/30"/);
+    expect(page.html).not.toContain(pan);
+    expect(page.html).not.toContain('987');
+    const details = await t.call('GET', `/api/v2/payments/getByPayId/${p.payId}`, { auth: m });
+    expect(details.text).not.toContain(pan);
+    expect(details.text).not.toContain('Jean');
+  });
+
+  it('prefillInfo of a session prefills the card step of its payment', async () => {
+    const s = await createSession({
+      paymentMethods: { card: { prefillInfo: { cardholderName: 'Maija Meikäläinen', expiryDate: '202907' } } },
+    });
+    const card = await sessionCardStep(s._links.redirect.href);
+    expect(card.html).toMatch(/id="cardholderName"[^>]*value="Maija Meikäläinen"/);
+    expect(card.html).toMatch(/id="expiry"[^>]*value="07\/29"/);
+  });
+
+  it('template.customFields show the merchant texts escaped and an https logo; the CSP allows that origin for images only', async () => {
+    const s = await createSession({
+      template: {
+        customFields: {
+          customField1: '49,90 EUR TTC',
+          customField3: 'https://cdn.shop.example:8443/img/logo.png',
+          customField4: '<script>alert(1)</script> Commande N°42',
+        },
+      },
+    });
+    const page = await client.get(s._links.redirect.href);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('&lt;script>alert(1)&lt;/script> Commande N°42');
+    expect(page.html).not.toContain('<script>alert(1)');
+    expect(page.html).toContain('49,90 EUR TTC');
+    expect(page.html).toMatch(/<img class="logo" src="https:\/\/cdn\.shop\.example:8443\/img\/logo\.png" alt="[^"]+"/);
+    const csp = (page.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+    expect(csp).toContain('img-src https://cdn.shop.example:8443');
+    expect(csp.filter((d) => d.includes('cdn.shop.example'))).toEqual(['img-src https://cdn.shop.example:8443']);
+    expect(csp).toContain("default-src 'none'");
+  });
+
+  it('paymentMethods.card.template.customFields show on the HOSTED card and review steps; they win over template.customFields', async () => {
+    const p = await createHosted(
+      { template: { customFields: { customField4: 'Top-level order text' } } },
+      {
+        template: { customFields: { customField4: 'Card order text', customField3: 'https://img.shop.example/l.svg' } },
+      },
+    );
+    const page = await client.get(p._links.redirect.href);
+    expect(page.html).toContain('Card order text');
+    expect(page.html).not.toContain('Top-level order text');
+    expect(page.headers.get('content-security-policy')).toContain('img-src https://img.shop.example');
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
+    const afterCard = await client.post(action, {
+      ...fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    const review = await client.get(afterCard.headers.get('location') ?? '');
+    expect(review.html).toContain('Card order text');
+    expect(review.html).toContain('src="https://img.shop.example/l.svg"');
+  });
+
+  it.each([
+    ['http://shop.example/logo.png'],
+    ['data:image/svg+xml,<svg xmlns="http://www.w3.org/2000/svg"/>'],
+    ['https://user:pw@shop.example/logo.png'],
+    ['javascript:alert(1)'],
+  ])('a logo that is not a plain https URL (%s) is ignored: no image, no img-src', async (logo) => {
+    const p = await createHosted({}, { template: { customFields: { customField3: logo, customField4: 'Order 7' } } });
+    const page = await client.get(p._links.redirect.href);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Order 7');
+    expect(page.html).not.toContain('<img');
+    expect(page.headers.get('content-security-policy')).not.toContain('img-src');
+  });
+
+  it.each(['THIS_TRANSACTION', 'OUT_OF_SCOPE'] as const)(
+    'a session with threeDsPolicy.skip %s authorizes without an AReq, even for a challenge card',
+    async (skip) => {
+      const s = await createSession({ paymentMethods: { card: { threeDsPolicy: { skip } } } });
+      const { sent, result } = await withChallengeIndicators(() =>
+        payInHostedSession(client, t.url, s._links.redirect.href, testPan('40000000', '1005')),
+      );
+      expect(sent).toEqual([]);
+      expect(result.done.external).toContain(RETURN);
+      const payId = new URL(result.done.external ?? '').searchParams.get('PayID') ?? '';
+      const details = await t.call('GET', `/api/v2/payments/getByPayId/${payId}`, { auth: m });
+      expect(details.body).toMatchObject({ status: 'OK', responseCode: '00000000' });
+      expect(details.body.threeDS).toBeUndefined();
+    },
+  );
+
+  it.each([
+    [{ challengePreference: 'MANDATE_CHALLENGE' }, '04'],
+    [{ challengePreference: 'NO_CHALLENGE' }, '02'],
+    [{ skip: 'DATA_ONLY' }, '06'],
+    [{ exemption: { reason: 'TRANSACTION_RISK_ANALYSIS' } }, '05'],
+  ])(
+    'threeDsPolicy %j of a HOSTED payment reaches the AReq as threeDSRequestorChallengeInd %s',
+    async (policy, ind) => {
+      const p = await createHosted({}, { threeDsPolicy: policy });
+      const { sent } = await withChallengeIndicators(() =>
+        payInHostedSession(client, t.url, p._links.redirect.href, testPan('40000000', '1000')),
+      );
+      expect(sent).toEqual([ind]);
+    },
+  );
+
+  it('threeDsPolicy.challengePreference of a session reaches the AReq', async () => {
+    const s = await createSession({
+      paymentMethods: { card: { threeDsPolicy: { challengePreference: 'REQUEST_CHALLENGE' } } },
+    });
+    const { sent } = await withChallengeIndicators(() =>
+      payInHostedSession(client, t.url, s._links.redirect.href, testPan('40000000', '1000')),
+    );
+    expect(sent).toEqual(['03']);
+  });
+
+  it('order.items: the checkout page shows name, quantity and gross line price as given, {name, taxRate} alone by name, and always the total', async () => {
+    const s = await createSession({
+      amount: { value: 5_490, currency: 'EUR' },
+      order: {
+        items: [
+          { name: 'Con badge', taxRate: 1900 },
+          { name: 'T-shirt', quantity: 2, grossPrice: 1_995 },
+          { description: 'Sticker <pack>', grossPrice: 500 },
+        ],
+      },
+    });
+    const page = await client.get(s._links.redirect.href);
+    const rows = [...page.html.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((r) => r[1]?.replace(/<[^>]+>/g, '|'));
+    expect(rows.some((r) => /\|Con badge\|\|\|/.test(r ?? ''))).toBe(true);
+    expect(rows.some((r) => /T-shirt × 2\|\|[^|]*39[.,]90/.test(r ?? ''))).toBe(true);
+    expect(rows.some((r) => /Sticker &lt;pack>\|\|[^|]*5[.,]00/.test(r ?? ''))).toBe(true);
+    expect(page.html).toMatch(/data-testid="total">[^<]*54[.,]90/);
+  });
+
+  it('subType of a session limits the card step of its payment too', async () => {
+    const s = await createSession({ language: 'de', paymentMethods: { card: { subType: ['VISA'] } } });
+    const card = await sessionCardStep(s._links.redirect.href);
+    const { action, fields } = formWithAction(card.html, t.url, '/card');
+    const mastercard = await client.post(action, {
+      ...fields,
+      number: testPan('51000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    expect(mastercard.status).toBe(422);
+    expect(mastercard.html).toContain('Der Shop akzeptiert diesen Kartentyp nicht.');
   });
 
   it('expirationTime sets when a session expires', async () => {

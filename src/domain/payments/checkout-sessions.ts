@@ -16,16 +16,25 @@ import {
 } from '../sessions/checkout-session.js';
 import { MAX_SESSION_CARD_TRIES } from './card-testing.js';
 import { delayedCaptureProblem } from './delayed-capture.js';
-import { checkHostedCredentialOnFile, checkHostedUrls, newPendingPayment } from './hosted-pending-payment.js';
-import type { Payment } from './payment.js';
+import {
+  checkHostedCredentialOnFile,
+  checkHostedUrls,
+  hostedInformational,
+  newPendingPayment,
+} from './hosted-pending-payment.js';
+import type { HostedThreeDsPolicy, Payment } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 import type { CreatePaymentCommand } from './payment-request.js';
 
 /** A hosted payment page session request (`POST /api/v1/payments/sessions`). Amounts in minor units. */
 export type CreateSessionCommand = Omit<
   CreatePaymentCommand,
-  'integrationType' | 'card' | 'channel' | 'browserInfo' | 'sdkInfo' | 'challengePreference'
-> & { expiresInSeconds?: number };
+  'integrationType' | 'card' | 'channel' | 'browserInfo' | 'sdkInfo' | 'challengePreference' | 'threeDsPolicy'
+> & {
+  expiresInSeconds?: number;
+  /** `paymentMethods.card.threeDsPolicy`: honoured when the cardholder confirms a card in the session. */
+  threeDsPolicy?: HostedThreeDsPolicy;
+};
 
 type SessionDeps = Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids'>;
 
@@ -74,7 +83,7 @@ export async function createSession(
     customerInfo: cmd.customerInfo,
     urls,
     metadata: cmd.metadata,
-    informational: cmd.informational,
+    informational: hostedInformational(cmd.informational, cmd.threeDsPolicy, cmd.prefillInfo),
     status: 'OPEN',
     cardTries: 0,
     expiresAt:

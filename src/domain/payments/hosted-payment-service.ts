@@ -4,6 +4,7 @@ import { checkCurrency } from '../merchants/merchant-service.js';
 import type { BinRecord } from '../ports/bin-table.js';
 import type { CheckoutSession, SessionStatus } from '../sessions/checkout-session.js';
 import type { SurchargeDecision } from '../surcharge/decide-surcharge.js';
+import { authorizeAtAcquirer } from './authorize-payment.js';
 import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import { type CardTestingRefusal, type CardVelocityGuard, VELOCITY_LIMITED_CODE } from './card-testing.js';
 import {
@@ -17,10 +18,13 @@ import { delayedCaptureProblem } from './delayed-capture.js';
 import { finishPayment, recordFinalPayment } from './finish-payment.js';
 import {
   checkHostedCredentialOnFile,
+  checkHostedExpirationTime,
   checkHostedUrls,
   decideHostedSurcharge,
   HOSTED_LINK_TTL_SECONDS,
   HOSTED_PAYMENT_EXPIRY_MS,
+  hostedInformational,
+  hostedPaymentExpiresAt,
   newPendingPayment,
 } from './hosted-pending-payment.js';
 import type { Payment, SurchargeConsent } from './payment.js';
@@ -36,7 +40,11 @@ export type HostedPaymentServiceDeps = PaymentServiceDeps;
 
 // Re-exported for the routes that build hosted links and session requests.
 export type { CreateSessionCommand } from './checkout-sessions.js';
-export { HOSTED_LINK_TTL_SECONDS, HOSTED_PAYMENT_EXPIRY_MS } from './hosted-pending-payment.js';
+export {
+  HOSTED_LINK_TTL_SECONDS,
+  HOSTED_PAYMENT_EXPIRY_MS,
+  hostedPaymentExpiresAt,
+} from './hosted-pending-payment.js';
 
 /** What happens after the cardholder confirmed: the 3-D Secure page to go to, or the ended payment. */
 export type ConfirmOutcome =
@@ -81,6 +89,7 @@ export class HostedPaymentService {
     checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
     const delayed = delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours);
     if (delayed.length > 0) throw validationError(delayed);
+    checkHostedExpirationTime(cmd.expirationTime, this.deps.clock.now());
     const payment = await newPendingPayment(this.deps, this.deps.store, merchant, {
       transId: cmd.transId,
       refNr: cmd.refNr,
@@ -92,7 +101,11 @@ export class HostedPaymentService {
       customerInfo: cmd.customerInfo,
       urls: cmd.urls,
       metadata: cmd.metadata,
-      informational: cmd.informational,
+      informational: hostedInformational(
+        cmd.informational,
+        { ...cmd.threeDsPolicy, challengePreference: cmd.challengePreference },
+        cmd.prefillInfo,
+      ),
     });
     if ((await this.deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
       throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
@@ -246,16 +259,55 @@ export class HostedPaymentService {
       this.onCardTestingRefusal(verdict);
       return { kind: 'ENDED', payment: await finishPayment(this.deps, merchant, payment, VELOCITY_LIMITED_CODE) };
     }
+    const policy = payment.informational?.card?.threeDsPolicy;
+    // Paygate `threeDsPolicy.skip` THIS_TRANSACTION / OUT_OF_SCOPE: the merchant takes the liability, no 3-D Secure
+    // (as on DIRECT payments, docs/decisions.md); the card goes straight to the acquirer.
+    if (policy?.skip === 'THIS_TRANSACTION' || policy?.skip === 'OUT_OF_SCOPE') {
+      return { kind: 'ENDED', payment: await authorizeAtAcquirer(this.deps, merchant, payment, card) };
+    }
     const started = await startBrowserAuthentication(
       this.deps,
       merchant,
       payment,
       card,
-      { browserInfo, challengePreference: 'NO_PREFERENCE' },
+      {
+        browserInfo,
+        challengePreference: policy?.challengePreference ?? 'NO_PREFERENCE',
+        ...(policy !== undefined && { threeDsPolicy: { skip: policy.skip, exemption: policy.exemption } }),
+      },
       { vaulted: true },
     );
     if (started.status === 'PENDING' && started.redirectHref) return { kind: 'REDIRECT', url: started.redirectHref };
     return { kind: 'ENDED', payment: started };
+  }
+
+  /**
+   * Ends a HOSTED payment whose card step has expired (hostedPaymentExpiresAt: Paygate `expirationTime`, or the link
+   * lifetime) when the cardholder comes back to it: FAILED 20040003 with payment.failed, the typed card deleted —
+   * what the expiry sweep does later otherwise. A payment no longer waiting on the card step is returned unchanged.
+   */
+  async expireIfDue(payment: Payment): Promise<Payment> {
+    if (payment.status !== 'PENDING' || payment.responseCode !== '60040001') return payment;
+    if (this.deps.clock.now().getTime() < hostedPaymentExpiresAt(payment).getTime()) return payment;
+    return (await this.endAbandoned(payment)) ?? (await this.paymentForPage(payment.payId)).payment;
+  }
+
+  /**
+   * Ends one HOSTED payment still on the card or review step: FAILED 20040003 with payment.failed, re-read under a
+   * row lock and changed only if still waiting (safe on every node); the typed card is deleted either way.
+   * @returns the ended payment, or undefined when it had moved on.
+   */
+  private async endAbandoned(stale: Pick<Payment, 'merchantId' | 'payId'>): Promise<Payment | undefined> {
+    const done = await this.deps.store.transaction(async (tx) => {
+      const payment = await tx.payments.findByPayIdForUpdate(stale.merchantId, stale.payId);
+      const merchant = await tx.merchants.find(stale.merchantId);
+      if (!payment || !merchant || payment.status !== 'PENDING' || payment.responseCode !== '60040001')
+        return undefined;
+      return recordFinalPayment(tx, this.deps, merchant, payment, '20040003', []);
+    });
+    await this.deps.cardVault.delete(stale.payId);
+    if (done) this.deps.onPaymentFinal?.(done);
+    return done;
   }
 
   /**
@@ -279,18 +331,7 @@ export class HostedPaymentService {
     const before = new Date(now.getTime() - HOSTED_PAYMENT_EXPIRY_MS);
     let ended = 0;
     for (const stale of await this.deps.store.payments.findWaitingHostedCreatedBefore(before, limit)) {
-      const done = await this.deps.store.transaction(async (tx) => {
-        const payment = await tx.payments.findByPayIdForUpdate(stale.merchantId, stale.payId);
-        const merchant = await tx.merchants.find(stale.merchantId);
-        if (!payment || !merchant || payment.status !== 'PENDING' || payment.responseCode !== '60040001')
-          return undefined;
-        return recordFinalPayment(tx, this.deps, merchant, payment, '20040003', []);
-      });
-      await this.deps.cardVault.delete(stale.payId);
-      if (done) {
-        this.deps.onPaymentFinal?.(done);
-        ended++;
-      }
+      if (await this.endAbandoned(stale)) ended++;
     }
     return ended;
   }

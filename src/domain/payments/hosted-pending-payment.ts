@@ -2,6 +2,8 @@
  * What the hosted flows share: link lifetimes, the merchant URL rules of hosted payments and sessions, the surcharge
  * decision under the merchant's settings, and a new PENDING hosted payment (a HOSTED payment, or a session's try).
  */
+
+import type { PrefillInfo } from '../../contracts/create-request.js';
 import { type CredentialOnFile, classifyCredentialOnFile } from '../cards/credential-on-file.js';
 import { type FieldError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
@@ -11,7 +13,7 @@ import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import { decideSurcharge, type SurchargeDecision } from '../surcharge/decide-surcharge.js';
-import type { Payment } from './payment.js';
+import type { HostedPrefill, HostedThreeDsPolicy, InformationalFields, Payment } from './payment.js';
 import { payIdFromUuid } from './payment.js';
 import type { CreatePaymentCommand } from './payment-request.js';
 
@@ -124,6 +126,70 @@ export function checkHostedCredentialOnFile(cof: CredentialOnFile | undefined): 
       {
         field: 'credentialOnFile.initialPayment',
         message: 'a hosted payment stores a new card (initialPayment true); pay with a stored card DIRECT',
+      },
+    ]);
+  }
+}
+
+/**
+ * The informational fields of a HOSTED payment or session with what Kassa's own pages need kept beside them: the
+ * 3-D Secure policy the confirmation honours (`paymentMethods.card.threeDsPolicy`: challengePreference, skip,
+ * exemption; Kassa's extensions for DIRECT calls are dropped) and the card step's prefill
+ * (`paymentMethods.card.prefillInfo`: cardholder name and expiry only — the number and security code are never
+ * stored, PCI DSS req. 3.3 and 3.5, so they are not prefilled).
+ */
+export function hostedInformational(
+  informational: InformationalFields | undefined,
+  policy: HostedThreeDsPolicy | undefined,
+  prefillInfo: PrefillInfo | undefined,
+): InformationalFields | undefined {
+  const threeDsPolicy = policy && {
+    ...(policy.challengePreference !== undefined && { challengePreference: policy.challengePreference }),
+    ...(policy.skip !== undefined && { skip: policy.skip }),
+    ...(policy.exemption !== undefined && { exemption: policy.exemption }),
+  };
+  const expiry = prefillInfo?.expiryDate;
+  const prefill: HostedPrefill = {
+    ...(prefillInfo?.cardholderName?.trim() && { cardholderName: prefillInfo.cardholderName.trim() }),
+    ...(expiry !== undefined && /^\d{6}$/.test(expiry) && { expiryDate: expiry }),
+  };
+  const card = {
+    ...informational?.card,
+    ...(threeDsPolicy && Object.keys(threeDsPolicy).length > 0 && { threeDsPolicy }),
+    ...(Object.keys(prefill).length > 0 && { prefill }),
+  };
+  if (Object.keys(card).length === 0) return informational;
+  return { ...informational, card };
+}
+
+/** Longest a HOSTED payment's link may stay valid (ms): its default lifetime; a longer pay-by-link is a session. */
+const HOSTED_LINK_TTL_MS = HOSTED_LINK_TTL_SECONDS * 1000;
+
+/**
+ * When the card step of a HOSTED payment expires: Paygate's `expirationTime` when the merchant set one (it may only
+ * shorten the link), else HOSTED_LINK_TTL_SECONDS after creation. A session's try expires with its link likewise.
+ */
+export function hostedPaymentExpiresAt(payment: Pick<Payment, 'creationDate' | 'informational'>): Date {
+  const byDefault = payment.creationDate.getTime() + HOSTED_LINK_TTL_MS;
+  const set = payment.informational?.expirationTime;
+  const at = set === undefined ? Number.NaN : Date.parse(set);
+  return new Date(Number.isFinite(at) ? Math.min(at, byDefault) : byDefault);
+}
+
+/**
+ * Checks Paygate's `expirationTime` (RFC 3339) of a HOSTED payment: at least 1 minute and at most
+ * HOSTED_LINK_TTL_SECONDS (30 min) ahead of `now` — a link open for longer is a session's (up to 30 days).
+ * @throws KassaError VALIDATION_FAILED naming expirationTime.
+ */
+export function checkHostedExpirationTime(expirationTime: string | undefined, now: Date): void {
+  if (expirationTime === undefined) return;
+  const ms = Date.parse(expirationTime) - now.getTime();
+  if (!Number.isFinite(ms) || ms < 60_000 || ms > HOSTED_LINK_TTL_MS) {
+    throw validationError([
+      {
+        field: 'expirationTime',
+        message:
+          'must be an RFC 3339 date-time between 1 and 30 minutes from now on a HOSTED payment (a session may stay open up to 30 days)',
       },
     ]);
   }

@@ -7,6 +7,7 @@ import type {
   PaymentFacilitator,
   Shipping,
   Template,
+  ThreeDsPolicy,
   CaptureMethod as WireCaptureMethod,
 } from '../../contracts/create-request.js';
 import type { CardBrand, CardFunding, CardProduct } from '../ports/bin-table.js';
@@ -62,9 +63,29 @@ export interface InformationalFields {
   paymentFacilitator?: PaymentFacilitator;
   device?: Device;
   browserInfo?: Record<string, unknown>;
-  /** `paymentMethods.card` of a HOSTED payment or session: allowed brands, form look, event token. */
-  card?: { subType?: string[]; template?: CardTemplate; eventToken?: string };
+  /**
+   * `paymentMethods.card` of a HOSTED payment or session: allowed brands, form look, event token; and, kept for
+   * Kassa's own pages (not echoed), the 3-D Secure policy the hosted confirmation honours and the card step's prefill
+   * (never the number nor the security code).
+   */
+  card?: {
+    subType?: string[];
+    template?: CardTemplate;
+    eventToken?: string;
+    threeDsPolicy?: HostedThreeDsPolicy;
+    prefill?: HostedPrefill;
+  };
 }
+/** `paymentMethods.card.threeDsPolicy` of a HOSTED payment or session, as its confirmation applies it (EMV 3DS 2.2). */
+export type HostedThreeDsPolicy = Pick<ThreeDsPolicy, 'challengePreference' | 'skip' | 'exemption'>;
+
+/** What the hosted card step prefills from `paymentMethods.card.prefillInfo`: never the number or security code. */
+export interface HostedPrefill {
+  cardholderName?: string;
+  /** YYYYMM. */
+  expiryDate?: string;
+}
+
 export type OperationType = 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'REVERSAL';
 
 /** Why a payment was or was not surcharged (DESIGN.md §4, §7). */

@@ -28,6 +28,9 @@ button.secondary{background:#fff;color:#1f5fbf;border:1px solid #1f5fbf}
 .preview{color:#333;font-size:.95rem;min-height:1.5em}
 a{color:#1f5fbf}
 .button{display:inline-block;margin-top:1rem;padding:.7rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:4px;background:#1f5fbf;color:#fff;text-decoration:none;cursor:pointer}
+.merchant-texts{margin:0 0 1rem}
+.logo{display:block;max-width:12rem;max-height:4rem;margin:0 0 .75rem}
+.order-description,.amount-text{color:#333;margin:.25rem 0}
 .method-frame{position:absolute;width:0;height:0;border:0;visibility:hidden}
 `;
 

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { PaymentDetails } from '../../contracts/payment-details.js';
 import { validationError } from '../../domain/errors/error-catalogue.js';
-import { HOSTED_LINK_TTL_SECONDS, type HostedPaymentService } from '../../domain/payments/hosted-payment-service.js';
+import { type HostedPaymentService, hostedPaymentExpiresAt } from '../../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../../domain/payments/payment.js';
 import { toPaymentDetails } from '../../domain/payments/payment-details.js';
 import type { PaymentService } from '../../domain/payments/payment-service.js';
@@ -35,8 +35,7 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
   const detailsOf = (payment: Payment): PaymentDetails => {
     const details = toPaymentDetails(payment, publicUrl);
     if (payment.integrationType === 'HOSTED' && payment.status === 'PENDING' && !payment.sessionId) {
-      const expiresAt = new Date(payment.creationDate.getTime() + HOSTED_LINK_TTL_SECONDS * 1000);
-      details._links.redirect = { href: opts.links.url('payment', payment.payId, expiresAt) };
+      details._links.redirect = { href: opts.links.url('payment', payment.payId, hostedPaymentExpiresAt(payment)) };
     }
     return details;
   };
