@@ -4,6 +4,7 @@ import { testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { FormClient, formWithAction } from '../helpers/form-client.js';
 import { followToMerchant, payInHostedSession } from '../helpers/hosted-client.js';
+import { outboxEvents } from '../helpers/outbox.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const RETURN = 'https://shop.example/return';
@@ -137,6 +138,74 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     expect([403, 410]).toContain(started.status);
     const session = (await t.call('GET', `/api/v1/payments/sessions/${res.body.sessionId}`, { auth: fi })).body;
     expect(session.status).toBe('EXPIRED');
+  });
+
+  it('an expired session link says expired (410) in the session language, not "invalid"', async () => {
+    const res = await createSession({ expiresInSeconds: 300, language: 'fr' });
+    clock.advance(301_000);
+    const page = await client.get(res.body._links.redirect.href);
+    expect(page.status).toBe(410);
+    expect(page.html).toContain('Cette commande a expiré.');
+  });
+
+  const createHostedPayment = (extra: Record<string, unknown> = {}) =>
+    t.call('POST', '/api/v2/payments', {
+      auth: fi,
+      json: {
+        transId: `exp-${Math.random().toString(36).slice(2)}`,
+        amount: { value: 2_000, currency: 'EUR' },
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+        urls: { return: RETURN, cancel: CANCEL },
+        ...extra,
+      },
+    });
+
+  it.each([
+    ['in the past', -1_000],
+    ['less than a minute ahead', 30_000],
+    ['beyond the 30-minute link of a HOSTED payment', 31 * 60_000],
+  ])('a HOSTED expirationTime %s is refused with 400 naming expirationTime', async (_label, aheadMs) => {
+    const res = await createHostedPayment({
+      expirationTime: new Date(clock.now().getTime() + aheadMs).toISOString(),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['expirationTime']);
+  });
+
+  it('a HOSTED expirationTime that is not a date-time is refused with 400 naming it', async () => {
+    const res = await createHostedPayment({ expirationTime: 'tomorrow' });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('expirationTime');
+  });
+
+  it('expirationTime sets when a HOSTED link expires: then the page says expired and the payment ends FAILED 20040003', async () => {
+    const expirationTime = new Date(clock.now().getTime() + 5 * 60_000).toISOString();
+    const res = await createHostedPayment({ expirationTime, language: 'de' });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.expirationTime).toBe(expirationTime);
+    const link = res.body._links.redirect.href as string;
+    // The link's own expiry (Unix seconds) is the expirationTime.
+    expect(Number(new URL(link).searchParams.get('t')?.split('.')[0])).toBe(
+      Math.floor(Date.parse(expirationTime) / 1000),
+    );
+    const before = await client.get(link);
+    expect(before.status).toBe(200);
+    const card = formWithAction(before.html, t.url, '/card');
+    clock.advance(5 * 60_000 + 1_000);
+    const after = await client.get(link);
+    expect(after.status).toBe(410);
+    expect(after.html).toContain('Dieser Bezahlvorgang ist abgelaufen.');
+    const posted = await client.post(card.action, {
+      ...card.fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    expect(posted.status).toBe(410);
+    const details = await t.call('GET', `/api/v2/payments/getByPayId/${res.body.payId}`, { auth: fi });
+    expect(details.body).toMatchObject({ status: 'FAILED', responseCode: '20040003' });
+    const events = await outboxEvents(t.kassa.db.kysely, res.body.payId, 'payment.');
+    expect(events.map((e) => e.type)).toEqual(['payment.failed']);
   });
 
   it.each([
