@@ -7,9 +7,12 @@ import { payInHostedSession } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 import {
   axeptaCapture,
+  axeptaDirectPayment,
   axeptaHostedPayment,
   axeptaHppSession,
   axeptaRefundOrReversal,
+  axeptaSubscriptionPayment,
+  axeptaSubscriptionStart,
   phpJsonEncode,
 } from './client-bodies.js';
 
@@ -136,5 +139,45 @@ describe.each(DIALECTS)('compat: Axepta PHP library and its shop plugins (%s)', 
     expect(tooMuch.status).toBe(409);
     expect(tooMuch.body).toMatchObject({ status: 409, responseCode: expect.stringMatching(/^\d{8}$/) });
     expect(tooMuch.body.responseDescription).toBe(tooMuch.body.detail);
+  });
+
+  // EMV 3DS 2.2 (Table A.1) requires the browser fields for a browser-channel AReq (deviceChannel 02), and the
+  // requestor-initiated channel (03) is for merchant-initiated payments only; paygate-v2-wire.md §2: browserInfo is
+  // absent only on stored-credential merchant-initiated payments. A cardholder-initiated DIRECT payment without it
+  // cannot be authenticated, and authorizing it without SCA would silently shift the liability: Kassa refuses it
+  // naming browserInfo, before anything is stored.
+  it.each([
+    ['a card payment', {}],
+    ['a card payment that saves the card (saveCard)', { saveCard: true }],
+  ])('DIRECT mode, %s, as the library sends it (no browserInfo): 400 naming browserInfo, no payment', async (_l, o) => {
+    const body = axeptaDirectPayment(testPan('40000000', '1000'), o);
+    const res = await php('POST', '/payments', body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['browserInfo']);
+    expect(res.body).toMatchObject({ responseCode: expect.stringMatching(/^\d{8}$/) });
+    expect(res.body.responseDescription).toContain('browserInfo');
+    expect((await php('GET', `/payments/getByTransId/${body.transId}`)).status).toBe(404);
+  });
+
+  it('subscription: first payment on the hosted pages stores the card; the DIRECT recurring payment without browserInfo or securityCode is authorized', async () => {
+    const first = axeptaSubscriptionStart(new Date().toISOString().slice(0, 10));
+    const created = await php('POST', '/payments', first);
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const paid = await payInHostedSession(
+      client,
+      t.url,
+      created.body._links.redirect.href,
+      testPan('40000000', '1000'),
+    );
+    expect(paid.done.external).toMatch(/^https:\/\/shop\.example\/axepta\/return\?/);
+    const initial = await php('GET', `/payments/getByPayId/${created.body.payId}`);
+    expect(initial.body.status).toBe('OK');
+    const card = initial.body.paymentMethods.card;
+    expect(typeof card.pseudoCardNumber).toBe('string');
+    const next = await php('POST', '/payments', axeptaSubscriptionPayment(card.pseudoCardNumber, card.expiryDate));
+    expect(next.status, JSON.stringify(next.body)).toBe(201);
+    expectPhpReadable(next.body);
+    expect(next.body).toMatchObject({ status: 'OK', responseCode: '00000000', amount: { value: 2500 } });
+    expect(next.body.threeDS).toBeUndefined();
   });
 });

@@ -156,6 +156,74 @@ export function axeptaHostedPayment(currency = 'EUR', captureType: 'AUTOMATIC' |
 }
 
 /**
+ * Axepta PHP library, card payment in DIRECT mode: `CardTrait::buildOrNull()` for SIMPLE_PAYMENT with
+ * `paymentRenderingMode` DIRECT → `POST /api/v2/payments` with only `amount`, `captureMethod`, `customerInfo`,
+ * `paymentMethods`, `refNr`, `requestId`, `statementDescriptor`, `transId`, `metadata`: no `browserInfo`, no `urls`,
+ * no `language`, and `_buildJsonPaymentMethods` puts `number`, `cardHolderName`, `expiryDate` and `brand` in the card —
+ * no `securityCode`. With `saveCard` the library adds `credentialOnFile` UNSCHEDULED, `subType` MIT, initialPayment
+ * true (`_buildJsonCofFromCfg`).
+ */
+export function axeptaDirectPayment(pan: string, opts: { saveCard?: boolean; currency?: string } = {}) {
+  const currency = opts.currency ?? 'EUR';
+  return {
+    amount: { value: '1500', currency },
+    captureMethod: { type: 'AUTOMATIC' },
+    customerInfo: axeptaCustomerInfo,
+    paymentMethods: {
+      card: { number: pan, cardHolderName: 'Jean Dupont', expiryDate: '203012', brand: 'VISA' },
+      type: 'CARD',
+      integrationType: 'DIRECT',
+    },
+    refNr: '000000000044',
+    requestId: '202-44',
+    statementDescriptor: 'MA BOUTIQUE',
+    transId: `ax-direct-${suffix()}`,
+    metadata: axeptaMetadata('SIMPLE_PAYMENT', 'DIRECT', 'CVM'),
+    ...(opts.saveCard && {
+      credentialOnFile: { type: 'UNSCHEDULED', unscheduled: { subType: 'MIT' }, initialPayment: true },
+    }),
+  };
+}
+
+/** `credentialOnFile` of a subscription from `_buildJsonCofFromCfg` (`recurring.*` from the plugin's configuration). */
+const axeptaRecurring = { frequency: '30', expiryDate: '2030-12-31', useCase: 'FIXED' };
+
+/**
+ * Axepta PHP library, the first payment of a subscription: SIMPLE_PAYMENT in REDIRECT mode with
+ * `initializeSubscription` → the HOSTED payment body plus `credentialOnFile` RECURRING, initialPayment true (with
+ * `startDate`, today by default).
+ */
+export function axeptaSubscriptionStart(startDate: string) {
+  return {
+    ...axeptaHostedPayment('EUR', 'AUTOMATIC'),
+    credentialOnFile: { type: 'RECURRING', initialPayment: true, recurring: { ...axeptaRecurring, startDate } },
+  };
+}
+
+/**
+ * Axepta PHP library, a subscription's later payment: `CardTrait::buildOrNull()` for RECURRING_PAYMENT_SUBSCRIPTION
+ * (DIRECT only) → `POST /api/v2/payments` with `amount`, `captureMethod`, `credentialOnFile` RECURRING
+ * initialPayment false (no startDate), `paymentMethods` (the stored pseudo card number, no securityCode), `refNr`,
+ * `requestId`, `transId`, `metadata` — merchant-initiated, so no browserInfo.
+ */
+export function axeptaSubscriptionPayment(pseudoCardNumber: string, expiryDate: string) {
+  return {
+    amount: { value: '2500', currency: 'EUR' },
+    captureMethod: { type: 'AUTOMATIC' },
+    credentialOnFile: { type: 'RECURRING', initialPayment: false, recurring: axeptaRecurring },
+    paymentMethods: {
+      card: { number: pseudoCardNumber, cardHolderName: 'Jean Dupont', expiryDate, brand: 'VISA' },
+      type: 'CARD',
+      integrationType: 'DIRECT',
+    },
+    refNr: '000000000045',
+    requestId: '202-45',
+    transId: `ax-sub-${suffix()}`,
+    metadata: axeptaMetadata('RECURRING_PAYMENT_SUBSCRIPTION', 'DIRECT', 'CVM'),
+  };
+}
+
+/**
  * Axepta PHP library, capture: `PaymentMethod::build()` for CAPTURE_PAYMENT → `POST /payments/{payId}/captures` with
  * `amount` (string value), the payment's `transId` and always `finishAuth: "Y"`.
  */
