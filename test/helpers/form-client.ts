@@ -71,12 +71,16 @@ export class FormClient {
     return { status: res.status, html: await res.text(), headers: res.headers as unknown as Headers };
   }
 
-  async post(url: string, fields: Record<string, string>): Promise<{ status: number; html: string; headers: Headers }> {
+  async post(
+    url: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; html: string; headers: Headers }> {
     const res = await fetch(new URL(url, this.base), {
       method: 'POST',
       dispatcher: this.#dispatcher,
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(fields).toString(),
     });
     return { status: res.status, html: await res.text(), headers: res.headers as unknown as Headers };

@@ -27,6 +27,18 @@ export interface AcsTransaction {
   sdkEphemPubKey?: Record<string, unknown>;
   /** App: the ACS's ephemeral EC P-256 private key (JWK, with `d`), whose public half went into acsSignedContent. */
   acsEphemPrivateJwk?: Record<string, unknown>;
+  /** Browser: the AReq's browserLanguage (BCP 47), the language of the challenge page. */
+  browserLanguage?: string;
+  /** What the challenge page shows of the purchase (AReq merchantName, purchaseAmount/Currency/Exponent, cardholderName). */
+  purchase?: {
+    merchantName: string;
+    /** Minor units. */
+    amount: string;
+    /** ISO 4217 numeric. */
+    currency: string;
+    exponent: string;
+    cardholderName?: string;
+  };
   /** When the ARes was produced (from the Clock port). */
   createdAt: Date;
 }

@@ -7,12 +7,21 @@
 import type { FastifyInstance } from 'fastify';
 import { UUID_PATTERN } from '../../domain/ports/id-generator.js';
 import { decodeBrowserMessage, encodeBrowserMessage } from '../../domain/threeds/browser-messages.js';
+import type { AcsTransaction } from './acs-transaction-store.js';
 import {
   SIMULATOR_CHALLENGE_OTP,
   type SimulatorChallengeAction,
   type SimulatorDirectoryServer,
 } from './simulator-directory-server.js';
-import { esc, nonce, originOf, sendAutoPostPage, sendSimulatorPage } from './simulator-html.js';
+import { ACS_MESSAGES, type AcsLanguage, acsLanguage } from './simulator-i18n.js';
+import {
+  BANK_NAME,
+  originOf,
+  sendAutoPostPage,
+  sendChallengePage,
+  sendErrorPage,
+  sendMessagePage,
+} from './simulator-pages.js';
 
 /** Options of simulatorAcsRoutes. */
 export interface SimulatorAcsRoutesOptions {
@@ -40,45 +49,62 @@ const UUID = UUID_PATTERN;
 
 type Form = Record<string, string | undefined>;
 
-function errorPage(message: string) {
-  return {
-    title: 'Kassa Sandbox Bank',
-    nonce: nonce(),
-    status: 400,
-    body: `<main><div class="bank">Kassa Sandbox Bank</div><h1>Request not accepted</h1><p>${esc(message)}</p></main>`,
-  };
+/** ISO 4217 numeric → alphabetic code of the currencies the sandbox sees most; others are shown by number. */
+const CURRENCY_ALPHA: Record<string, string> = {
+  '978': 'EUR',
+  '208': 'DKK',
+  '752': 'SEK',
+  '578': 'NOK',
+  '756': 'CHF',
+  '826': 'GBP',
+  '840': 'USD',
+  '985': 'PLN',
+};
+
+/** The AReq's purchase amount (minor units, ISO 4217 numeric currency, exponent) for the cardholder to read. */
+export function formatPurchase(purchase: NonNullable<AcsTransaction['purchase']>, lang: AcsLanguage): string {
+  const exponent = Number(purchase.exponent);
+  const value = Number(purchase.amount) / 10 ** exponent;
+  const alpha = CURRENCY_ALPHA[purchase.currency];
+  if (alpha === undefined) return `${value.toFixed(exponent)} (${purchase.currency})`;
+  return new Intl.NumberFormat(lang, {
+    style: 'currency',
+    currency: alpha,
+    minimumFractionDigits: exponent,
+    maximumFractionDigits: exponent,
+  }).format(value);
 }
 
 /** Fastify plugin: the simulated ACS's routes. */
 export async function simulatorAcsRoutes(app: FastifyInstance, opts: SimulatorAcsRoutesOptions): Promise<void> {
   const { simulator } = opts;
+  /** The page language: the transaction's AReq browserLanguage, else the browser's Accept-Language, else English. */
+  const languageOf = (acceptLanguage: string | undefined, transaction?: AcsTransaction) => {
+    const lang = acsLanguage(transaction?.browserLanguage, acceptLanguage);
+    return { lang, t: ACS_MESSAGES[lang] };
+  };
 
   // 3DS Method (EMVCo): the 3DS Server's hidden iframe POSTs threeDSMethodData; the ACS "fingerprints" the browser and
   // POSTs threeDSMethodData back to threeDSMethodNotificationURL (unless configured not to: methodCallback false).
   app.post(SIMULATOR_ACS_PATHS.method, { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
+    const { lang, t } = languageOf(request.headers['accept-language']);
     const data = decodeBrowserMessage(form.threeDSMethodData);
     const serverTransID = data?.threeDSServerTransID;
     const notificationURL = data?.threeDSMethodNotificationURL;
     if (typeof serverTransID !== 'string' || !UUID.test(serverTransID) || typeof notificationURL !== 'string') {
-      return sendSimulatorPage(reply, errorPage('threeDSMethodData is missing or malformed.'));
+      return sendErrorPage(reply, lang, t, t.methodDataInvalid);
     }
-    if (originOf(notificationURL) === undefined) {
-      return sendSimulatorPage(reply, errorPage('threeDSMethodNotificationURL must be an http(s) URL.'));
-    }
+    if (originOf(notificationURL) === undefined) return sendErrorPage(reply, lang, t, t.notificationUrlInvalid);
     simulator.recordMethod(serverTransID);
-    if (!simulator.methodCallback) {
-      return sendSimulatorPage(reply, {
-        title: '3DS Method',
-        nonce: nonce(),
-        body: '<main><p>Collecting device information.</p></main>',
-      });
-    }
+    if (!simulator.methodCallback) return sendMessagePage(reply, lang, '3DS Method', t.collectingDevice);
     return sendAutoPostPage(reply, {
+      lang,
+      t,
       title: '3DS Method',
       action: notificationURL,
       fields: { threeDSMethodData: encodeBrowserMessage({ threeDSServerTransID: serverTransID }) },
-      message: 'Device information collected.',
+      message: t.deviceCollected,
     });
   });
 
@@ -99,31 +125,20 @@ export async function simulatorAcsRoutes(app: FastifyInstance, opts: SimulatorAc
       typeof creq.challengeWindowSize !== 'string' ||
       WINDOW_SIZES[creq.challengeWindowSize] === undefined
     ) {
-      return sendSimulatorPage(reply, errorPage('The challenge request (creq) is invalid or has expired.'));
+      const { lang, t } = languageOf(request.headers['accept-language'], transaction);
+      return sendErrorPage(reply, lang, t, t.creqInvalid);
     }
-    const n = nonce();
-    const session = form.threeDSSessionData;
-    return sendSimulatorPage(reply, {
-      title: 'Kassa Sandbox Bank: verify your purchase',
-      nonce: n,
-      formAction: ["'self'"],
-      style: `main{${WINDOW_SIZES[creq.challengeWindowSize]}}`,
-      body: `<main>
-<div class="bank">Kassa Sandbox Bank</div>
-<h1>Verify your purchase</h1>
-<p>We sent a one-time code to your phone.${transaction.acsChallengeMandated ? ' Your bank requires this check.' : ''}</p>
-<p class="hint">Sandbox: the code is <strong>${SIMULATOR_CHALLENGE_OTP}</strong>; any other code fails.</p>
-<form method="post" action="${SIMULATOR_ACS_PATHS.challengeSubmit}">
-<input type="hidden" name="acsTransID" value="${esc(transaction.acsTransID)}">
-${session === undefined ? '' : `<input type="hidden" name="threeDSSessionData" value="${esc(session)}">`}
-<label for="otp">One-time code</label>
-<input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" maxlength="8" autofocus>
-<div class="actions">
-<button type="submit" name="action" value="submit">Submit</button>
-<button type="submit" name="action" value="cancel" class="secondary" formnovalidate>Cancel</button>
-</div>
-</form>
-</main>`,
+    const { lang, t } = languageOf(request.headers['accept-language'], transaction);
+    const purchase = transaction.purchase;
+    return sendChallengePage(reply, lang, t, {
+      acsTransID: transaction.acsTransID,
+      ...(form.threeDSSessionData !== undefined && { threeDSSessionData: form.threeDSSessionData }),
+      acsChallengeMandated: transaction.acsChallengeMandated,
+      ...(purchase && { merchantName: purchase.merchantName, amount: formatPurchase(purchase, lang) }),
+      ...(purchase?.cardholderName !== undefined && { cardholderName: purchase.cardholderName }),
+      otp: SIMULATOR_CHALLENGE_OTP,
+      submitAction: SIMULATOR_ACS_PATHS.challengeSubmit,
+      windowStyle: WINDOW_SIZES[creq.challengeWindowSize] ?? '',
     });
   });
 
@@ -131,21 +146,25 @@ ${session === undefined ? '' : `<input type="hidden" name="threeDSSessionData" v
   app.post(SIMULATOR_ACS_PATHS.challengeSubmit, { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const action: SimulatorChallengeAction = form.action === 'cancel' ? { cancel: true } : { otp: form.otp ?? '' };
+    const known = typeof form.acsTransID === 'string' ? simulator.transactions.find(form.acsTransID) : undefined;
+    const { lang, t } = languageOf(request.headers['accept-language'], known);
     const result =
       typeof form.acsTransID === 'string'
         ? await simulator.completeChallenge(form.acsTransID, '02', action)
         : undefined;
     const notificationURL = result?.transaction.notificationURL;
     if (result === undefined || notificationURL === undefined) {
-      return sendSimulatorPage(reply, errorPage('This challenge is unknown or already finished.'));
+      return sendErrorPage(reply, lang, t, t.challengeUnknown);
     }
     const fields: Record<string, string> = { cres: encodeBrowserMessage(result.cres) };
     if (form.threeDSSessionData !== undefined) fields.threeDSSessionData = form.threeDSSessionData;
     return sendAutoPostPage(reply, {
-      title: 'Kassa Sandbox Bank',
+      lang,
+      t,
+      title: BANK_NAME,
       action: notificationURL,
       fields,
-      message: 'Returning to the merchant.',
+      message: t.returning,
     });
   });
 

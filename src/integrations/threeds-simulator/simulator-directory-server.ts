@@ -393,6 +393,14 @@ export class SimulatorDirectoryServer implements DirectoryServer {
       ...(areq.threeDSServerURL === undefined ? {} : { threeDSServerURL: areq.threeDSServerURL }),
       ...(areq.sdk === undefined ? {} : { sdkTransID: areq.sdk.sdkTransID, sdkEphemPubKey: areq.sdk.sdkEphemPubKey }),
       ...(acsEphemPrivateJwk === undefined ? {} : { acsEphemPrivateJwk }),
+      ...(areq.browser?.browserLanguage === undefined ? {} : { browserLanguage: areq.browser.browserLanguage }),
+      purchase: {
+        merchantName: areq.merchantName,
+        amount: areq.purchaseAmount,
+        currency: areq.purchaseCurrency,
+        exponent: areq.purchaseExponent,
+        ...(areq.cardholderName === undefined ? {} : { cardholderName: areq.cardholderName }),
+      },
       createdAt: this.#clock.now(),
     });
   }

@@ -328,4 +328,61 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
     },
     60_000,
   );
+
+  it('a session with the merchant logo, texts, prefill and order lines: the logo loads under the CSP, axe-clean', async () => {
+    // A 1×1 PNG served as the merchant's https logo.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const res = await t.call('POST', '/api/v2/payments/sessions', {
+      auth: merchants.fi,
+      json: {
+        transId: `e2e-branding-${Date.now()}`,
+        amount: { value: 2_590, currency: 'EUR' },
+        urls: URLS,
+        language: 'fr',
+        template: {
+          customFields: {
+            customField1: '25,90 EUR TTC',
+            customField3: 'https://cdn.shop.example/logo.png',
+            customField4: 'Commande N°42',
+          },
+        },
+        paymentMethods: { card: { prefillInfo: { cardholderName: 'Jean Dupont', expiryDate: '203011' } } },
+        order: {
+          items: [
+            { name: 'Badge', taxRate: 2000 },
+            { name: 'T-shirt', quantity: 2, grossPrice: 1_295 },
+          ],
+        },
+      },
+    });
+    expect(res.status).toBe(201);
+    const { context, page, cspViolations } = await openPage();
+    let logoRequests = 0;
+    await context.route('https://cdn.shop.example/**', (route) => {
+      logoRequests++;
+      return route.fulfill({ status: 200, contentType: 'image/png', body: png });
+    });
+    try {
+      await page.goto(res.body._links.redirect.href);
+      const logo = page.locator('img.logo');
+      await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+      expect(logoRequests).toBe(1);
+      expect(await page.locator('.order-description').textContent()).toBe('Commande N°42');
+      expect(await page.locator('main').textContent()).toContain('Badge');
+      await expectAccessible(page, 'checkout page with logo and texts');
+      await page.screenshot({ path: `${ARTIFACTS}/hosted-branding-checkout.png`, fullPage: true });
+      await page.getByRole('button', { name: 'Continuer vers le paiement par carte' }).click();
+      await page.locator('#number').waitFor();
+      expect(await page.locator('#cardholderName').inputValue()).toBe('Jean Dupont');
+      expect(await page.locator('#expiry').inputValue()).toBe('11/30');
+      expect(await page.locator('#number').inputValue()).toBe('');
+      await expectAccessible(page, 'card step with logo and prefill');
+      expect(cspViolations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });

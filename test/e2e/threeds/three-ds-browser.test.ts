@@ -5,10 +5,11 @@
  * Serial, one browser for the file (2-core CI).
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidFromPayId } from '../../../src/domain/payments/payment.js';
-import { directPayment, testPan } from '../../helpers/cards.js';
+import { BROWSER_INFO, directPayment, testPan } from '../../helpers/cards.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 import { authenticationResponseOf } from './three-ds-driver.js';
 
@@ -62,7 +63,8 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
   async function create(kassa: TestKassa, m: typeof merchant, pan: string, policy: Record<string, unknown> = {}) {
     const res = await kassa.call('POST', '/api/v1/payments', {
       auth: m,
-      json: directPayment(pan, { urls: URLS }, policy),
+      // The simulated ACS speaks the AReq's browserLanguage: English here, so the labels below are English.
+      json: directPayment(pan, { urls: URLS, browserInfo: { ...BROWSER_INFO, language: 'en-GB' } }, policy),
     });
     expect(res.status).toBe(201);
     return res.body as { payId: string; _links: { redirect: { href: string } } };
@@ -85,6 +87,11 @@ describe.skipIf(!haveChromium).sequential('3-D Secure pages in Chromium', () => 
         const otp = page.getByLabel('One-time code');
         await otp.waitFor();
         await expect(page.title()).resolves.toBe('Kassa Sandbox Bank: verify your purchase');
+        const axe = await new AxeBuilder({ page }).analyze();
+        expect(
+          axe.violations.map((v) => `${v.id}: ${v.help}`),
+          'axe-core on the ACS challenge page',
+        ).toEqual([]);
         await page.screenshot({
           path: `${ARTIFACTS}/threeds-challenge-${label.replaceAll(' ', '-')}.png`,
           fullPage: true,
