@@ -208,6 +208,28 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     expect(events.map((e) => e.type)).toEqual(['payment.failed']);
   });
 
+  it('a session try left on the card step past its link is not resumed: it ends FAILED 20040003 and a new try starts', async () => {
+    const res = await createSession({ expiresInSeconds: 3 * 3600 });
+    const checkout = await client.get(res.body._links.redirect.href);
+    const start = formWithAction(checkout.html, t.url, '/start');
+    const first = await client.post(start.action, start.fields);
+    const firstPayId = new URL(first.headers.get('location') ?? '', t.url).pathname.split('/').pop();
+    clock.advance(31 * 60_000);
+    const again = await client.post(start.action, start.fields);
+    expect(again.status).toBe(303);
+    const secondPayId = new URL(again.headers.get('location') ?? '', t.url).pathname.split('/').pop();
+    expect(secondPayId).not.toBe(firstPayId);
+    const old = await t.call('GET', `/api/v1/payments/getByPayId/${firstPayId}`, { auth: fi });
+    expect(old.body).toMatchObject({ status: 'FAILED', responseCode: '20040003' });
+    const card = await client.get(again.headers.get('location') ?? '');
+    expect(card.status).toBe(200);
+    const latest = await t.call('GET', `/api/v1/payments/getByTransId/${res.body.transId}`, { auth: fi });
+    expect(latest.body).toMatchObject({ payId: secondPayId, status: 'PENDING' });
+    // Leave nothing waiting for the sweep test below.
+    const hosted = t.kassa.services.hosted;
+    await hosted.cancel((await hosted.paymentForPage(secondPayId ?? '')).payment);
+  });
+
   it.each([
     [{ urls: { return: RETURN } }, 'urls.cancel'],
     [{ expiresInSeconds: 10 }, 'expiresInSeconds'],

@@ -16,10 +16,12 @@ import {
 } from '../sessions/checkout-session.js';
 import { MAX_SESSION_CARD_TRIES } from './card-testing.js';
 import { delayedCaptureProblem } from './delayed-capture.js';
+import { type FinishPaymentDeps, recordFinalPayment } from './finish-payment.js';
 import {
   checkHostedCredentialOnFile,
   checkHostedUrls,
   hostedInformational,
+  hostedPaymentExpiresAt,
   newPendingPayment,
 } from './hosted-pending-payment.js';
 import type { HostedThreeDsPolicy, Payment } from './payment.js';
@@ -136,9 +138,12 @@ export async function sessionForPage(
  * Starts (or resumes) the session's current payment try: the latest payment if it is still waiting for a card,
  * else a new PENDING payment under the session's transId (the previous try FAILED). A session allows
  * `MAX_SESSION_CARD_TRIES` tries; asked for one more, it is stored FAILED (card-testing protection, issue 9 defect 5).
+ * A try whose card-step link has expired (hostedPaymentExpiresAt) is not resumed: it ends FAILED 20040003 with
+ * payment.failed, as the expiry sweep would end it, and a new try starts.
  * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED (tries used up).
  */
-export async function startSessionPayment(deps: SessionDeps, sessionId: string): Promise<Payment> {
+export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: string): Promise<Payment> {
+  const stale: Payment[] = [];
   const started = await deps.store.transaction(async (tx) => {
     // Every read goes through `tx`: SQLite has one connection, held by this transaction.
     const { session, merchant, status } = await sessionForPage(deps, sessionId, tx);
@@ -149,8 +154,14 @@ export async function startSessionPayment(deps: SessionDeps, sessionId: string):
       await tx.checkoutSessions.update({ ...session, status: 'FAILED' });
       return 'SESSION_FAILED' as const;
     }
-    const latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
-    if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') return latest;
+    let latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
+    if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') {
+      const expired =
+        latest.responseCode === '60040001' && deps.clock.now().getTime() >= hostedPaymentExpiresAt(latest).getTime();
+      if (!expired) return latest;
+      latest = await recordFinalPayment(tx, deps, merchant, latest, '20040003', []);
+      stale.push(latest);
+    }
     if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
     const payment = {
       ...(await newPendingPayment(deps, tx, merchant, {
@@ -177,6 +188,10 @@ export async function startSessionPayment(deps: SessionDeps, sessionId: string):
     });
     return payment;
   });
+  for (const ended of stale) {
+    await deps.cardVault.delete(ended.payId);
+    deps.onPaymentFinal?.(ended);
+  }
   if (started === 'SESSION_FAILED') throw new KassaError('SESSION_FAILED');
   return started;
 }
