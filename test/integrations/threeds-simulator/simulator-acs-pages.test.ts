@@ -4,7 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPurchase } from '../../../src/integrations/threeds-simulator/simulator-acs-routes.js';
-import { acsLanguage } from '../../../src/integrations/threeds-simulator/simulator-i18n.js';
+import {
+  ACS_LANGUAGES,
+  ACS_MESSAGES,
+  acsLanguage,
+} from '../../../src/integrations/threeds-simulator/simulator-i18n.js';
 import { BROWSER_INFO, directPayment, testPan } from '../../helpers/cards.js';
 import { FormClient, readForm } from '../../helpers/form-client.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
@@ -130,6 +134,16 @@ describe('simulated ACS pages', () => {
     expect(acsLanguage('es', 'es, sv-SE;q=0.9')).toBe('sv');
     expect(acsLanguage(undefined, 'da;q=0, fr')).toBe('fr');
     expect(acsLanguage(undefined, undefined)).toBe('en');
+  });
+
+  it.each(ACS_LANGUAGES.filter((l) => l !== 'en'))('every ACS text exists in %s and is not English left over', (l) => {
+    const en = ACS_MESSAGES.en;
+    const translated = ACS_MESSAGES[l];
+    expect(Object.keys(translated).sort()).toEqual(Object.keys(en).sort());
+    for (const key of Object.keys(en) as (keyof typeof en)[]) {
+      expect(translated[key], `${l}.${key}`).not.toBe(en[key]);
+      expect(translated[key].includes('{otp}'), `${l}.${key} keeps its placeholders`).toBe(en[key].includes('{otp}'));
+    }
   });
 
   it('formatPurchase shows an unknown currency by its ISO 4217 number', () => {
