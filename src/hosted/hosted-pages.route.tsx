@@ -161,8 +161,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       throw error;
     }
     if (link === 'EXPIRED' || clock.now().getTime() >= hostedPaymentExpiresAt(found.payment).getTime()) {
-      const payment = await hosted.expireIfDue(found.payment);
-      if (link === 'EXPIRED' || payment.status === 'FAILED') {
+      // Only a payment still on the card or review step expires with its link; one in 3-D Secure or final is not
+      // touched (a declined session try still reaches its "try another card" page).
+      const waiting = found.payment.status === 'PENDING' && found.payment.responseCode === '60040001';
+      const payment = waiting ? await hosted.expireIfDue(found.payment) : found.payment;
+      if (link === 'EXPIRED' || (waiting && payment.status !== 'PENDING')) {
         await message(reply, languageOf(request, payment.language), 'sessionExpired', 410);
         return undefined;
       }

@@ -208,6 +208,30 @@ describe.each(DIALECTS)('hosted payment page sessions (%s)', (dialect) => {
     expect(events.map((e) => e.type)).toEqual(['payment.failed']);
   });
 
+  it('a try declined after its card-step link lifetime still offers another card (the 3-D Secure result is not "expired")', async () => {
+    const res = await createSession({ expiresInSeconds: 3 * 3600 });
+    const checkout = await client.get(res.body._links.redirect.href);
+    const start = formWithAction(checkout.html, t.url, '/start');
+    const started = await client.post(start.action, start.fields);
+    const cardPage = await client.get(started.headers.get('location') ?? '');
+    clock.advance(25 * 60_000);
+    const card = formWithAction(cardPage.html, t.url, '/card');
+    const afterCard = await client.post(card.action, {
+      ...card.fields,
+      number: testPan('40000000', '1100'),
+      expiry: '12/30',
+      securityCode: '123',
+    });
+    const review = await client.get(afterCard.headers.get('location') ?? '');
+    const confirm = formWithAction(review.html, t.url, '/confirm');
+    const confirmed = await client.post(confirm.action, confirm.fields);
+    expect(confirmed.headers.get('location')).toContain('/3ds/method/');
+    clock.advance(6 * 60_000); // the 3-D Secure result arrives 31 minutes after the try started
+    const done = await followToMerchant(client, t.url, confirmed);
+    expect(done.page?.status).toBe(200);
+    expect(done.page?.html).toContain('Try another card');
+  });
+
   it('a session try left on the card step past its link is not resumed: it ends FAILED 20040003 and a new try starts', async () => {
     const res = await createSession({ expiresInSeconds: 3 * 3600 });
     const checkout = await client.get(res.body._links.redirect.href);
