@@ -4,6 +4,9 @@
  * and order lines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemorySettlementLedger } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
+import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/simulator-acquirer.js';
+import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { FormClient, formWithAction } from '../helpers/form-client.js';
@@ -17,9 +20,13 @@ describe.each(DIALECTS)('Paygate request fields on the hosted and 3-D Secure pag
   let t: TestKassa;
   let client: FormClient;
   let m: { merchantId: string; apiKey: string };
+  // The acquirer simulator's settlement records, to see what reached the acquirer (statement descriptor, exemption).
+  const ledger = new MemorySettlementLedger();
 
   beforeAll(async () => {
-    t = await startTestKassa(dialect);
+    t = await startTestKassa(dialect, {
+      acquirer: new SimulatorAcquirer(CsvBinTable.fromFile('data/bins.csv'), ledger, () => new Date()),
+    });
     client = new FormClient(t.ca, t.url);
     m = await t.createMerchant({ country: 'DE', currency: 'EUR' });
   });
@@ -243,18 +250,28 @@ describe.each(DIALECTS)('Paygate request fields on the hosted and 3-D Secure pag
   );
 
   it.each([
-    [{ challengePreference: 'MANDATE_CHALLENGE' }, '04'],
-    [{ challengePreference: 'NO_CHALLENGE' }, '02'],
-    [{ skip: 'DATA_ONLY' }, '06'],
-    [{ exemption: { reason: 'TRANSACTION_RISK_ANALYSIS' } }, '05'],
+    // `acquired`: what reached the acquirer — nothing while a mandated challenge waits for the cardholder, else the
+    // sale with the exemption reason when one was asked for and the result was frictionless (docs/decisions.md).
+    [{ challengePreference: 'MANDATE_CHALLENGE' }, '04', undefined],
+    [{ challengePreference: 'NO_CHALLENGE' }, '02', { type: 'SALE' }],
+    [{ skip: 'DATA_ONLY' }, '06', { type: 'SALE' }],
+    [
+      { exemption: { reason: 'TRANSACTION_RISK_ANALYSIS' } },
+      '05',
+      { type: 'SALE', exemption: 'TRANSACTION_RISK_ANALYSIS' },
+    ],
   ])(
-    'threeDsPolicy %j of a HOSTED payment reaches the AReq as threeDSRequestorChallengeInd %s',
-    async (policy, ind) => {
+    'threeDsPolicy %j of a HOSTED payment reaches the AReq as threeDSRequestorChallengeInd %s; the acquirer sees %j',
+    async (policy, ind, acquired) => {
       const p = await createHosted({}, { threeDsPolicy: policy });
       const { sent } = await withChallengeIndicators(() =>
         payInHostedSession(client, t.url, p._links.redirect.href, testPan('40000000', '1000')),
       );
       expect(sent).toEqual([ind]);
+      const records = (await ledger.records()).filter((r) => r.payId === p.payId);
+      expect(records.map((r) => ({ type: r.type, ...(r.exemption && { exemption: r.exemption }) }))).toEqual(
+        acquired ? [acquired] : [],
+      );
     },
   );
 
