@@ -57,6 +57,14 @@ export class KyselyCardVault implements CardVault {
   }
 
   async delete(payId: string): Promise<void> {
+    // Most payments never vaulted a card (frictionless 3-D Secure): a read (on SQLite on the read connection, no
+    // writer round trip, no commit) spares them a durable write (issue 12).
+    const row = await this.#db
+      .selectFrom('pending_card')
+      .select('pay_id')
+      .where('pay_id', '=', payId)
+      .executeTakeFirst();
+    if (row === undefined) return;
     await this.#db.deleteFrom('pending_card').where('pay_id', '=', payId).execute();
   }
 

@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import type { NotificationOutbox, OutboxEvent } from '../domain/ports/store.js';
 import type { Database } from './database.js';
 import { toDbTime } from './rows.js';
+import { deferrable } from './sqlite-group-commit.js';
 
 /** Writes events into the `notification` table; the dispatcher (src/notifications/) delivers them. */
 export class KyselyNotificationOutbox implements NotificationOutbox {
   constructor(private readonly db: Kysely<Database>) {}
 
   async enqueue(event: OutboxEvent): Promise<void> {
-    await this.db
+    const query = this.db
       .insertInto('notification')
       .values({
         id: event.id,
@@ -23,6 +24,8 @@ export class KyselyNotificationOutbox implements NotificationOutbox {
         created_at: toDbTime(event.createdAt),
         delivered_at: null,
       })
-      .execute();
+      .compile();
+    // Deferrable: inside a transaction on SQLite it rides along with the unit's next statement or end.
+    await this.db.executeQuery(deferrable(query));
   }
 }

@@ -131,6 +131,10 @@ export class KyselyNotificationRepository implements NotificationRepository {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
       .orderBy('next_attempt_at')
       .limit(limit);
+    // SQLite: a claim is a write (a writer round trip and a share of a commit) even when it claims nothing, and the
+    // app looks after every POST. Looking first on the read connection (committed data only; anything committed
+    // later is found by the next look) spares the write when nothing is due (issue 12).
+    if (this.sqlite && (await due.clearOrderBy().limit(1).executeTakeFirst()) === undefined) return [];
     const rows = await this.db
       .updateTable('notification')
       .set({ locked_until: toDbTime(leaseUntil) })

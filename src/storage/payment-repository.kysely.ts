@@ -16,6 +16,7 @@ import type { PaymentRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, PaymentOperationTable, PaymentTable } from './database.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
+import { deferrable } from './sqlite-group-commit.js';
 
 function operationRowToOperation(row: Selectable<PaymentOperationTable>): PaymentOperation {
   return {
@@ -147,7 +148,30 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async update(p: Payment): Promise<void> {
-    await this.db.updateTable('payment').set(mutableColumns(p)).where('pay_id', '=', p.payId).execute();
+    const update = this.db.updateTable('payment').set(mutableColumns(p)).where('pay_id', '=', p.payId).compile();
+    await this.db.executeQuery(deferrable(update));
+    if (p.operations.length === 0) return;
+    if (this.db.getExecutor().adapter instanceof SqliteAdapter) {
+      // No read (issue 12): each operation is inserted unless stored already, numbered after the last stored one by
+      // the statement itself; deferrable, so the whole update rides along in one message to the writer.
+      for (const op of p.operations) {
+        const { seq: _seq, ...row } = operationToRow(p.payId, 0, op);
+        const insert = this.db
+          .insertInto('payment_operation')
+          .values({
+            ...row,
+            seq: (eb) =>
+              eb
+                .selectFrom('payment_operation')
+                .select(sql<number>`coalesce(max(seq), 0) + 1`.as('next'))
+                .where('pay_id', '=', p.payId),
+          })
+          .onConflict((oc) => oc.column('x_id').doNothing())
+          .compile();
+        await this.db.executeQuery(deferrable(insert));
+      }
+      return;
+    }
     // One read gives both what is stored and the last seq (issue 12: no separate max(seq) per update).
     const stored = await this.db
       .selectFrom('payment_operation')

@@ -12,7 +12,12 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { SqliteWriterThread, STATEMENT_CACHE_SIZE, type StatementResult } from './sqlite-writer-thread.js';
+import {
+  type PrefixStatement,
+  SqliteWriterThread,
+  STATEMENT_CACHE_SIZE,
+  type StatementResult,
+} from './sqlite-writer-thread.js';
 
 /** A batch commits after this many units of work even when more are waiting (bounds a request's wait). */
 export const MAX_BATCH_UNITS = 128;
@@ -26,6 +31,24 @@ export interface GroupCommitStats {
   /** Units of work (transactions and single writes) those commits carried. */
   units: number;
 }
+
+const deferrableQueries = new WeakSet<CompiledQuery>();
+
+/**
+ * Marks a compiled write (no `returning`) whose result its caller does not read: inside a transaction on SQLite it is
+ * not sent on its own but rides along with the unit's next statement, or with the unit's end, so a unit of pure
+ * writes costs one writer round trip (issue 12). Its error, if any, surfaces there and rolls the unit back as any
+ * failing statement does. Other dialects run it as usual.
+ * @returns `query`, for chaining into `executeQuery`.
+ */
+export function deferrable<Q extends CompiledQuery>(query: Q): Q {
+  deferrableQueries.add(query);
+  return query;
+}
+
+const SAVEPOINT: PrefixStatement = { sql: 'savepoint kassa_unit' };
+const RELEASE: PrefixStatement = { sql: 'release kassa_unit' };
+const BEGIN: PrefixStatement = { sql: 'begin immediate' };
 
 /**
  * One group commit: the units of work run inside one SQLite transaction (each in its own savepoint, so a failing
@@ -73,8 +96,15 @@ export class SqliteGroupCommitDriver implements Driver {
   private locked = false;
   private readonly waiters: (() => void)[] = [];
   private batch: Batch | undefined;
-  /** Savepoint statements not sent yet: they ride along with the next statement or the COMMIT. */
-  private prefix: string[] = [];
+  /**
+   * Statements not sent yet — BEGIN, savepoint bookkeeping and deferrable writes — that ride along with the next
+   * statement or the COMMIT instead of costing a round trip each.
+   */
+  private prefix: PrefixStatement[] = [];
+  /** Where the open unit's SAVEPOINT sits in `prefix`; -1 once sent (the later entries are all the unit's). */
+  private unitStart = -1;
+  /** Deferrable writes of the open unit not sent yet. */
+  private deferred = 0;
   readonly stats: GroupCommitStats = { commits: 0, units: 0 };
 
   constructor(private readonly file: string) {}
@@ -95,15 +125,18 @@ export class SqliteGroupCommitDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupCommitConnection;
     c.batch = await this.startUnit();
-    this.prefix.push('savepoint kassa_unit');
+    this.unitStart = this.prefix.length;
+    this.deferred = 0;
+    this.prefix.push(SAVEPOINT);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupCommitConnection;
     const batch = c.batch;
     if (batch === undefined) return;
-    c.batch = undefined;
+    // Throws a deferred write's error with the unit still open: Kysely then rolls it back (rollbackTransaction).
     if (this.batch !== undefined) this.releaseUnit();
+    c.batch = undefined;
     this.endUnit();
     await batch.durable;
   }
@@ -119,21 +152,35 @@ export class SqliteGroupCommitDriver implements Driver {
     }
   }
 
-  /** Ends the unit's savepoint (sent with the next statement or the COMMIT); a unit that wrote nothing leaves no trace. */
+  /**
+   * Ends the unit's savepoint. Deferred writes are sent now, with the RELEASE, in one round trip (their errors belong
+   * to this unit, so they cannot wait for the next one); otherwise the RELEASE rides along with the next statement or
+   * the COMMIT, and a unit that wrote nothing leaves no trace.
+   * @throws a deferred write's error (the savepoint stays open for undoUnit).
+   */
   private releaseUnit(): void {
-    if (this.prefix.at(-1) === 'savepoint kassa_unit') this.prefix.pop();
-    else this.prefix.push('release kassa_unit');
+    if (this.deferred > 0) {
+      this.deferred = 0;
+      this.execWriter(RELEASE.sql, []);
+      this.unitStart = -1;
+      return;
+    }
+    if (this.unitStart >= 0) this.prefix.length = this.unitStart;
+    else this.prefix.push(RELEASE);
+    this.unitStart = -1;
   }
 
   /** Rolls the unit's savepoint back, unless the batch ended under it (an I/O error rolled it back already). */
   private undoUnit(): void {
-    if (this.batch === undefined) return;
-    if (this.prefix.at(-1) === 'savepoint kassa_unit') {
-      this.prefix.pop();
-      return;
-    }
+    const sent = this.unitStart < 0;
+    if (!sent)
+      this.prefix.length = this.unitStart; // nothing of the unit reached the writer: drop it
+    else if (this.batch !== undefined) this.prefix = []; // only the unit's unsent deferred writes are left
+    this.unitStart = -1;
+    this.deferred = 0;
+    if (this.batch === undefined || !sent) return;
     this.execWriter('rollback to kassa_unit', []);
-    this.execWriter('release kassa_unit', []);
+    this.execWriter(RELEASE.sql, []);
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -163,8 +210,13 @@ export class SqliteGroupCommitDriver implements Driver {
     }
   }
 
-  /** A statement inside the caller's unit (its batch transaction). */
+  /** A statement inside the caller's unit (its batch transaction); a deferrable one waits for the next send. */
   runInUnit(query: CompiledQuery): QueryResult<unknown> {
+    if (deferrableQueries.has(query) && this.batch !== undefined) {
+      this.prefix.push({ sql: query.sql, params: query.parameters });
+      this.deferred++;
+      return { rows: [] };
+    }
     return toQueryResult(this.execWriter(query.sql, query.parameters));
   }
 
@@ -204,7 +256,8 @@ export class SqliteGroupCommitDriver implements Driver {
     try {
       if (this.writer === undefined) throw new Error('database is closed');
       if (this.batch === undefined) {
-        await this.writer.begin();
+        // BEGIN IMMEDIATE rides along with the batch's first statement (or its COMMIT): no round trip of its own.
+        this.prefix.push(BEGIN);
         this.batch = new Batch();
       }
       this.batch.units++;
@@ -244,10 +297,11 @@ export class SqliteGroupCommitDriver implements Driver {
     }
   }
 
-  private takePrefix(): string[] | undefined {
+  private takePrefix(): PrefixStatement[] | undefined {
     if (this.prefix.length === 0) return undefined;
     const prefix = this.prefix;
     this.prefix = [];
+    this.unitStart = -1;
     return prefix;
   }
 
@@ -261,6 +315,7 @@ export class SqliteGroupCommitDriver implements Driver {
       if (batch !== undefined && (error as { inTransaction?: boolean }).inTransaction === false) {
         this.batch = undefined;
         this.prefix = [];
+        this.deferred = 0;
         batch.reject(error as Error);
       }
       throw error;

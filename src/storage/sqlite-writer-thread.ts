@@ -10,6 +10,12 @@ export interface StatementResult {
   inTransaction: boolean;
 }
 
+/** A statement sent ahead of another one (or of the COMMIT) in the same message; its own result is not returned. */
+export interface PrefixStatement {
+  sql: string;
+  params?: readonly unknown[];
+}
+
 type SyncReply = { ok: true; result: StatementResult } | { ok: false; error: SerializedError; inTransaction: boolean };
 type AsyncReply = { id: number; ok: true } | { id: number; ok: false; error: SerializedError };
 interface SerializedError {
@@ -47,6 +53,12 @@ function prepare(sql) {
   }
   return stmt;
 }
+function runAll(statements) {
+  for (const s of statements) {
+    if (s.params === undefined) prepare(s.sql).run();
+    else prepare(s.sql).run(s.params);
+  }
+}
 const serialize = (e) => ({ message: String(e && e.message), name: String(e && e.name), code: e && e.code });
 let current = 0;
 function reply(message) {
@@ -67,7 +79,7 @@ port.on('message', (m) => {
       reply({ ok: true, result: { inTransaction: false } });
       return;
     }
-    if (m.prefix !== undefined) for (const sql of m.prefix) prepare(sql).run();
+    if (m.prefix !== undefined) runAll(m.prefix);
     const stmt = prepare(m.sql);
     if (stmt.reader) {
       reply({ ok: true, result: { rows: stmt.all(m.params), inTransaction: db.inTransaction } });
@@ -83,7 +95,7 @@ parentPort.on('message', (m) => {
   try {
     if (m.op === 'begin') prepare('begin immediate').run();
     else if (m.op === 'commit') {
-      if (m.prefix !== undefined) for (const sql of m.prefix) prepare(sql).run();
+      if (m.prefix !== undefined) runAll(m.prefix);
       prepare('commit').run();
     }
     else if (m.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
@@ -140,11 +152,11 @@ export class SqliteWriterThread {
   }
 
   /**
-   * Runs one statement in the writer's connection, after the parameterless statements of `prefix` (savepoint
-   * bookkeeping that needs no answer of its own rides along instead of costing a round trip).
+   * Runs one statement in the writer's connection, after the statements of `prefix` (BEGIN, savepoint bookkeeping
+   * and deferrable writes that need no answer of their own ride along instead of costing a round trip each).
    * @throws the statement's error (with SQLite's `code`).
    */
-  run(sql: string, params: readonly unknown[], prefix?: readonly string[]): StatementResult {
+  run(sql: string, params: readonly unknown[], prefix?: readonly PrefixStatement[]): StatementResult {
     return this.call(prefix === undefined || prefix.length === 0 ? { sql, params } : { sql, params, prefix });
   }
 
@@ -154,7 +166,7 @@ export class SqliteWriterThread {
   }
 
   /** COMMIT (after the statements of `prefix`): returns once the transaction is on disk (synchronous=FULL fsyncs the WAL). */
-  commit(prefix?: readonly string[]): Promise<void> {
+  commit(prefix?: readonly PrefixStatement[]): Promise<void> {
     return this.send('commit', prefix);
   }
 
@@ -169,7 +181,7 @@ export class SqliteWriterThread {
     await this.worker.terminate();
   }
 
-  private send(op: string, prefix?: readonly string[]): Promise<void> {
+  private send(op: string, prefix?: readonly PrefixStatement[]): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

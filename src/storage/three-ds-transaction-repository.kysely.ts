@@ -9,6 +9,7 @@ import type {
 } from '../domain/threeds/three-ds-transaction.js';
 import type { Database, ThreeDSTransactionTable } from './database.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
+import { deferrable } from './sqlite-group-commit.js';
 
 /** Row of `three_ds_transaction` (migration 2026-11-21-0004). Times ISO 8601 text; `authentication` JSON text. */
 
@@ -102,6 +103,16 @@ export class KyselyThreeDSTransactionRepository implements ThreeDSTransactionRep
       .where('phase', '=', from)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async close(payId: string, at: Date): Promise<void> {
+    const query = this.#db
+      .updateTable('three_ds_transaction')
+      .set({ phase: 'DONE', updated_at: toDbTime(at) })
+      .where('pay_id', '=', payId)
+      .where('phase', '<>', 'DONE')
+      .compile();
+    await this.#db.executeQuery(deferrable(query));
   }
 
   async markMethodCompleted(payId: string, at: Date): Promise<boolean> {

@@ -133,13 +133,18 @@ export async function authenticateAndAuthorize(
     if (decision.next === 'AWAIT_RESULT') {
       return awaitResult(deps, merchant, payment, card, areq, ares, authenticationResponse, decision.responseCode);
     }
-    await store.transaction(async (tx) => {
-      await tx.payments.update(payment);
-      await enqueueAuthenticationNotification(deps, tx, merchant, payment, authenticationResponse);
-    });
-    if (decision.next === 'FAIL') return finishPayment(deps, merchant, payment, decision.responseCode);
+    // The 3-D Secure outcome (the payment's threeDS, the Authentication Notification) is written with the result, in
+    // the one durable write after the acquirer call (issue 12): a crash in between leaves the payment PENDING 60000001,
+    // as a crash during the acquirer call always did.
+    const notifyAuthentication = (tx: Store) =>
+      enqueueAuthenticationNotification(deps, tx, merchant, payment, authenticationResponse);
+    if (decision.next === 'FAIL') {
+      return finishPayment(deps, merchant, payment, decision.responseCode, [], notifyAuthentication);
+    }
+    // A frictionless result with an exemption asked for: the acquirer applies it (a challenge made it moot).
+    const exemption = cmd.threeDsPolicy?.exemption?.reason;
+    return authorizeAtAcquirer(deps, merchant, payment, card, undefined, exemption, notifyAuthentication);
   }
-  // A frictionless result with an exemption asked for: the acquirer applies it (a challenge made it moot).
   return authorizeAtAcquirer(deps, merchant, payment, card, undefined, cmd.threeDsPolicy?.exemption?.reason);
 }
 
@@ -200,7 +205,8 @@ async function awaitResult(
  * result. An unknown outcome (transport failure) keeps the payment PENDING (60020001): never assume success.
  * `storedCredential`: the indicator of a stored-credential payment (default: the cardholder-initiated one the
  * payment's `credentialOnFile` implies); an approved initial payment stores the card. `exemption`: the SCA
- * exemption reason the merchant asked for (Paygate threeDsPolicy.exemption), flagged to the acquirer.
+ * exemption reason the merchant asked for (Paygate threeDsPolicy.exemption), flagged to the acquirer. `alongside`:
+ * more to write in the result's transaction (the Authentication Notification), so the result is one durable write.
  */
 export async function authorizeAtAcquirer(
   deps: PaymentServiceDeps,
@@ -209,6 +215,7 @@ export async function authorizeAtAcquirer(
   card: CardInput,
   storedCredential: StoredCredentialIndicator | undefined = cardholderIndicator(pending),
   exemption?: string,
+  alongside?: (tx: Store) => Promise<void>,
 ): Promise<Payment> {
   const { store, clock, ids } = deps;
   let payment = pending;
@@ -250,13 +257,16 @@ export async function authorizeAtAcquirer(
     });
   } catch (error) {
     deps.onUnexpectedError?.(payment.payId, 'acquirer', error);
-    payment = { ...payment, responseCode: '60020001', updatedAt: clock.now() };
-    await store.payments.update(payment);
-    return payment;
+    const unknown: Payment = { ...payment, responseCode: '60020001', updatedAt: clock.now() };
+    await store.transaction(async (tx) => {
+      await alongside?.(tx);
+      await tx.payments.update(unknown);
+    });
+    return unknown;
   }
   if (result.outcome === 'DECLINED') {
     const declined = responseCodeFromAcquirer(result.responseCode, result.merchantAdviceCode);
-    return finishPayment(deps, merchant, payment, declined, [{ ...authorization, responseCode: declined }]);
+    return finishPayment(deps, merchant, payment, declined, [{ ...authorization, responseCode: declined }], alongside);
   }
   const responseCode = responseCodeFromAcquirer(result.responseCode);
   payment = await storeCredential(deps, merchant, payment, card, storedCredential, result.schemeReferenceId);
@@ -265,7 +275,7 @@ export async function authorizeAtAcquirer(
     ops.push({ ...authorization, xId: newHexId(ids), type: 'CAPTURE', status: 'OK', responseCode });
     payment = { ...payment, capturedValue: payment.value, surchargeCapturedValue: payment.surcharge.value };
   }
-  return finishPayment(deps, merchant, payment, '00000000', ops);
+  return finishPayment(deps, merchant, payment, '00000000', ops, alongside);
 }
 
 /**

@@ -44,10 +44,7 @@ export async function recordFinalPayment(
   // DELAYED: authorized like MANUAL and captured automatically later (FollowUpRecovery.captureDue).
   const captureDueAt = status === 'AUTHORIZED' ? delayedCaptureDueAt(final, final.updatedAt) : undefined;
   if (captureDueAt) await tx.followUpOperations.scheduleCapture(final.payId, captureDueAt);
-  const t = await tx.threeDSTransactions.find(final.payId);
-  if (t !== undefined && t.phase !== 'DONE') {
-    await tx.threeDSTransactions.claimPhase(t.payId, t.phase, 'DONE', final.updatedAt);
-  }
+  await tx.threeDSTransactions.close(final.payId, final.updatedAt);
   await enqueuePaymentEvent(tx, deps, merchant, final, ok ? 'payment.authorized' : 'payment.failed');
   return final;
 }
@@ -64,10 +61,12 @@ export async function finishPayment(
   payment: Payment,
   responseCode: string,
   operations: PaymentOperation[] = [],
+  alongside?: (tx: Store) => Promise<void>,
 ): Promise<Payment> {
-  const final = await deps.store.transaction((tx) =>
-    recordFinalPayment(tx, deps, merchant, payment, responseCode, operations),
-  );
+  const final = await deps.store.transaction(async (tx) => {
+    await alongside?.(tx);
+    return recordFinalPayment(tx, deps, merchant, payment, responseCode, operations);
+  });
   await deps.cardVault.delete(final.payId);
   deps.onPaymentFinal?.(final);
   return final;

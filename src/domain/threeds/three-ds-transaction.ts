@@ -74,6 +74,11 @@ export interface ThreeDSTransactionRepository {
    * (two tabs, a duplicate RReq) cannot both act. @returns true when this call moved it.
    */
   claimPhase(payId: string, from: ThreeDSPhase, to: ThreeDSPhase, at: Date): Promise<boolean>;
+  /**
+   * Moves the row, if the payment has one, to DONE unless it is DONE already: the payment reached its final state.
+   * One write, no read (issue 12: the hot path does not re-read the 3-D Secure record).
+   */
+  close(payId: string, at: Date): Promise<void>;
   /** Records that the ACS's method page called back (methodStatus COMPLETED) while the row is in phase METHOD. */
   markMethodCompleted(payId: string, at: Date): Promise<boolean>;
   /** Rows waiting for the cardholder or the ACS whose link expired before `now` (oldest first, at most `limit`). */
