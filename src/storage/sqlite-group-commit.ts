@@ -13,16 +13,14 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import {
-  type PrefixStatement,
+  BatchFailed,
   SqliteWriterThread,
   STATEMENT_CACHE_SIZE,
+  type Statement,
   type StatementResult,
+  type UnitMessage,
+  type UnitOutcome,
 } from './sqlite-writer-thread.js';
-
-/** A batch commits after this many units of work even when more are waiting (bounds a request's wait). */
-export const MAX_BATCH_UNITS = 128;
-/** …or once it has been open this long, ms. */
-export const MAX_BATCH_MS = 4;
 
 /** Figures of the group commit, for tests and the benchmark. */
 export interface GroupCommitStats {
@@ -30,14 +28,16 @@ export interface GroupCommitStats {
   commits: number;
   /** Units of work (transactions and single writes) those commits carried. */
   units: number;
+  /** Synchronous round trips to the writer (a transaction that needed an answer mid-way). */
+  syncCalls: number;
 }
 
 const deferrableQueries = new WeakSet<CompiledQuery>();
 
 /**
  * Marks a compiled write (no `returning`) whose result its caller does not read: inside a transaction on SQLite it is
- * not sent on its own but rides along with the unit's next statement, or with the unit's end, so a unit of pure
- * writes costs one writer round trip (issue 12). Its error, if any, surfaces there and rolls the unit back as any
+ * queued with the unit instead of sent on its own, so a unit of such writes costs no round trip of its own: it rides
+ * along with its batch's COMMIT (issue 12). Its error, if any, fails the unit's commit and rolls the unit back as any
  * failing statement does. Other dialects run it as usual.
  * @returns `query`, for chaining into `executeQuery`.
  */
@@ -46,17 +46,41 @@ export function deferrable<Q extends CompiledQuery>(query: Q): Q {
   return query;
 }
 
-const SAVEPOINT: PrefixStatement = { sql: 'savepoint kassa_unit' };
-const RELEASE: PrefixStatement = { sql: 'release kassa_unit' };
-const BEGIN: PrefixStatement = { sql: 'begin immediate' };
+/** A unit of work: a Kysely transaction, or one statement outside a transaction. */
+class Unit {
+  /** Statements not sent to the writer yet. */
+  statements: Statement[] = [];
+  /** Its savepoint is open in the writer (it ran statements synchronously). */
+  opened = false;
+  rollback = false;
+  /** Its outcome, once the writer ran it (it is stored only once its batch commits). */
+  outcome: UnitOutcome | undefined;
+  constructor(
+    readonly batch: Batch,
+    readonly savepoint: boolean,
+  ) {}
+  toMessage(): UnitMessage {
+    const m: UnitMessage = { savepoint: this.savepoint, statements: this.statements };
+    if (this.opened) m.opened = true;
+    if (this.rollback) m.rollback = true;
+    return m;
+  }
+}
 
 /**
- * One group commit: the units of work run inside one SQLite transaction (each in its own savepoint, so a failing
- * unit rolls back alone) and all learn together whether the COMMIT reached the disk.
+ * One group commit: units queued in memory, sent to the writer in one message with the COMMIT (or, when a
+ * transaction needs an answer mid-way, earlier, synchronously). Every unit learns together whether it reached the
+ * disk.
  */
 class Batch {
-  units = 0;
-  readonly openedAt = performance.now();
+  /** Units not sent yet, in order. */
+  queued: Unit[] = [];
+  /** Units sent synchronously already, whose outcomes wait for the COMMIT. */
+  sent: Unit[] = [];
+  /** BEGIN IMMEDIATE ran in the writer (a synchronous call opened the transaction). */
+  begun = false;
+  /** Set when the batch failed whole: nothing of it is stored. */
+  failure: Error | undefined;
   readonly durable: Promise<void>;
   resolve!: () => void;
   reject!: (error: Error) => void;
@@ -68,26 +92,33 @@ class Batch {
     // A batch may fail while no unit awaits it yet; each unit awaits it (and gets the error) in its own time.
     this.durable.catch(() => {});
   }
+  get size(): number {
+    return this.queued.length + this.sent.length;
+  }
 }
 
 /**
  * The SQLite driver of Kassa (DESIGN.md §1, issue 12): **group commit with durability kept**.
  *
  * - Writes run in a single writer thread (SqliteWriterThread) that owns the only write connection (WAL,
- *   synchronous=FULL). A unit of work — a Kysely transaction, or a single write outside one — takes the writer lock,
- *   runs its statements inside the current batch transaction under a savepoint, releases the lock, then awaits the
- *   batch's COMMIT. The batch commits as soon as no unit is waiting for the lock (or after MAX_BATCH_UNITS units or
- *   MAX_BATCH_MS), asynchronously in the writer thread: one fsync serves every unit of the batch, and the event loop
- *   never waits for an fsync. Units arriving during a COMMIT form the next batch.
+ *   synchronous=FULL). A unit of work — a Kysely transaction, or a single write outside one — is queued in memory
+ *   in the forming batch; the batch goes to the writer in ONE asynchronous message that runs every unit (each in its
+ *   own savepoint, so a failing unit rolls back alone) and COMMITs: one fsync serves every unit, the event loop never
+ *   waits for an fsync, and a unit whose statements are all writes it needs no answer from (`deferrable`, or a single
+ *   statement outside a transaction) costs no round trip of its own. Units arriving during a COMMIT form the next
+ *   batch, which goes as soon as the writer is free.
+ * - A transaction that needs an answer mid-way (a read, a write whose result it uses) sends the queued units and its
+ *   own statements so far synchronously (the writer answers in microseconds; it first waits for a COMMIT in flight,
+ *   without blocking the event loop); its savepoint then stays open in the writer until it ends.
  * - A unit's caller continues only after its batch is on disk, so nothing a request answers can be lost by a crash;
  *   a crash before the COMMIT loses the whole batch (SQLite's atomic commit), no unit half-written. If the COMMIT
- *   or a statement's I/O error ends the transaction, every unit of the batch fails.
+ *   or an I/O error ends the transaction, every unit of the batch fails.
  * - Reads outside a transaction run on a separate read connection in the main thread (WAL readers never wait for
  *   the writer) and see only committed — durable — data. Reads inside a transaction run on the writer, in order.
  * - Prepared statements are cached on both connections.
  *
- * Units run one after another, as with Kysely's own SQLite driver, so `Store.transaction` stays serializable.
- * `:memory:` databases have one connection only: reads then go through the writer too.
+ * Transactions run one after another (a lock), as with Kysely's own SQLite driver, so `Store.transaction` stays
+ * serializable. `:memory:` databases have one connection only: reads then are units too.
  */
 export class SqliteGroupCommitDriver implements Driver {
   private writer: SqliteWriterThread | undefined;
@@ -95,17 +126,14 @@ export class SqliteGroupCommitDriver implements Driver {
   private readonly readCache = new Map<string, SQLite.Statement>();
   private locked = false;
   private readonly waiters: (() => void)[] = [];
-  private batch: Batch | undefined;
-  /**
-   * Statements not sent yet — BEGIN, savepoint bookkeeping and deferrable writes — that ride along with the next
-   * statement or the COMMIT instead of costing a round trip each.
-   */
-  private prefix: PrefixStatement[] = [];
-  /** Where the open unit's SAVEPOINT sits in `prefix`; -1 once sent (the later entries are all the unit's). */
-  private unitStart = -1;
-  /** Deferrable writes of the open unit not sent yet. */
-  private deferred = 0;
-  readonly stats: GroupCommitStats = { commits: 0, units: 0 };
+  /** The batch units join now. */
+  private forming: Batch | undefined;
+  /** The COMMIT in flight, if any (the writer is busy until it ends). */
+  private committing: Promise<void> | undefined;
+  /** The transaction between its BEGIN and its end (it holds the lock). */
+  private open: Unit | undefined;
+  private scheduled = false;
+  readonly stats: GroupCommitStats = { commits: 0, units: 0, syncCalls: 0 };
 
   constructor(private readonly file: string) {}
 
@@ -124,63 +152,41 @@ export class SqliteGroupCommitDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupCommitConnection;
-    c.batch = await this.startUnit();
-    this.unitStart = this.prefix.length;
-    this.deferred = 0;
-    this.prefix.push(SAVEPOINT);
+    await this.lock();
+    try {
+      c.unit = this.join(true);
+      this.open = c.unit;
+    } catch (error) {
+      this.unlock();
+      throw error;
+    }
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupCommitConnection;
-    const batch = c.batch;
-    if (batch === undefined) return;
-    // Throws a deferred write's error with the unit still open: Kysely then rolls it back (rollbackTransaction).
-    if (this.batch !== undefined) this.releaseUnit();
-    c.batch = undefined;
-    this.endUnit();
-    await batch.durable;
+    const unit = c.unit;
+    if (unit === undefined) return;
+    c.unit = undefined;
+    this.endTransaction();
+    await this.settled(unit);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupCommitConnection;
-    if (c.batch === undefined) return; // ended already (its commit failed)
-    c.batch = undefined;
-    try {
-      this.undoUnit();
-    } finally {
-      this.endUnit();
+    const unit = c.unit;
+    if (unit === undefined) return; // ended already
+    c.unit = undefined;
+    if (unit.batch.failure === undefined) {
+      if (unit.opened) {
+        // Its savepoint is open in the writer: the undo rides along with the batch (before any later unit).
+        unit.statements = [];
+        unit.rollback = true;
+      } else {
+        unit.batch.queued.splice(unit.batch.queued.indexOf(unit), 1);
+        this.stats.units--;
+      }
     }
-  }
-
-  /**
-   * Ends the unit's savepoint. Deferred writes are sent now, with the RELEASE, in one round trip (their errors belong
-   * to this unit, so they cannot wait for the next one); otherwise the RELEASE rides along with the next statement or
-   * the COMMIT, and a unit that wrote nothing leaves no trace.
-   * @throws a deferred write's error (the savepoint stays open for undoUnit).
-   */
-  private releaseUnit(): void {
-    if (this.deferred > 0) {
-      this.deferred = 0;
-      this.execWriter(RELEASE.sql, []);
-      this.unitStart = -1;
-      return;
-    }
-    if (this.unitStart >= 0) this.prefix.length = this.unitStart;
-    else this.prefix.push(RELEASE);
-    this.unitStart = -1;
-  }
-
-  /** Rolls the unit's savepoint back, unless the batch ended under it (an I/O error rolled it back already). */
-  private undoUnit(): void {
-    const sent = this.unitStart < 0;
-    if (!sent)
-      this.prefix.length = this.unitStart; // nothing of the unit reached the writer: drop it
-    else if (this.batch !== undefined) this.prefix = []; // only the unit's unsent deferred writes are left
-    this.unitStart = -1;
-    this.deferred = 0;
-    if (this.batch === undefined || !sent) return;
-    this.execWriter('rollback to kassa_unit', []);
-    this.execWriter(RELEASE.sql, []);
+    this.endTransaction();
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -201,7 +207,8 @@ export class SqliteGroupCommitDriver implements Driver {
     if (this.writer === undefined) return;
     await this.lock();
     try {
-      if (this.batch !== undefined) await this.commitBatch();
+      while (this.committing !== undefined) await this.committing;
+      if (this.forming !== undefined) await this.commitBatch();
       await this.writer.close();
       this.reader?.close();
     } finally {
@@ -210,30 +217,56 @@ export class SqliteGroupCommitDriver implements Driver {
     }
   }
 
-  /** A statement inside the caller's unit (its batch transaction); a deferrable one waits for the next send. */
-  runInUnit(query: CompiledQuery): QueryResult<unknown> {
-    if (deferrableQueries.has(query) && this.batch !== undefined) {
-      this.prefix.push({ sql: query.sql, params: query.parameters });
-      this.deferred++;
+  /** A statement inside the caller's transaction: a deferrable one is queued; any other is answered now. */
+  async runInUnit(unit: Unit, query: CompiledQuery): Promise<QueryResult<unknown>> {
+    const batch = unit.batch;
+    if (batch.failure !== undefined) throw batch.failure;
+    const statement: Statement = { sql: query.sql, params: query.parameters };
+    if (deferrableQueries.has(query)) {
+      unit.statements.push(statement);
       return { rows: [] };
     }
-    return toQueryResult(this.execWriter(query.sql, query.parameters));
+    // The writer is busy with the previous batch's COMMIT: wait for it without blocking the event loop.
+    while (this.committing !== undefined) await this.committing;
+    if (this.writer === undefined) throw new Error('database is closed');
+    if (batch.failure !== undefined) throw batch.failure;
+    const before = batch.queued.filter((u) => u !== unit);
+    this.stats.syncCalls++;
+    try {
+      const { outcomes, result } = this.writer.runOpen(
+        !batch.begun,
+        before.map((u) => u.toMessage()),
+        unit.toMessage(),
+        statement,
+      );
+      this.markSent(batch, before, outcomes);
+      return toQueryResult(result);
+    } catch (error) {
+      if (error instanceof BatchFailed) {
+        this.failBatch(batch, error.cause);
+        throw error.cause;
+      }
+      this.markSent(batch, before, (error as { outcomes: UnitOutcome[] }).outcomes);
+      throw error;
+    } finally {
+      unit.statements = [];
+      unit.opened = true;
+    }
   }
 
-  /** A statement outside a transaction: reads on the read connection; a write is a unit of its own. */
+  /** A statement outside a transaction: reads on the read connection; anything else is a unit of its own. */
   async runAlone(query: CompiledQuery): Promise<QueryResult<unknown>> {
     if (this.reader !== undefined && SelectQueryNode.is(query.query)) return this.read(query);
-    const batch = await this.startUnit();
-    let result: StatementResult;
+    await this.lock();
+    let unit: Unit;
     try {
-      // One statement needs no savepoint: SQLite undoes a failing statement alone (or ends the whole transaction on
-      // an I/O error, which execWriter turns into the batch's failure).
-      result = this.execWriter(query.sql, query.parameters);
+      unit = this.join(false);
+      unit.statements.push({ sql: query.sql, params: query.parameters });
     } finally {
-      this.endUnit();
+      this.unlock();
     }
-    await batch.durable;
-    return toQueryResult(result);
+    this.schedule();
+    return toQueryResult((await this.settled(unit)) ?? {});
   }
 
   private read(query: CompiledQuery): QueryResult<unknown> {
@@ -250,75 +283,84 @@ export class SqliteGroupCommitDriver implements Driver {
     return { rows: stmt.all(query.parameters as unknown[]) as unknown[] };
   }
 
-  /** Takes the writer lock and joins (or opens) the current batch. */
-  private async startUnit(): Promise<Batch> {
-    await this.lock();
-    try {
-      if (this.writer === undefined) throw new Error('database is closed');
-      if (this.batch === undefined) {
-        // BEGIN IMMEDIATE rides along with the batch's first statement (or its COMMIT): no round trip of its own.
-        this.prefix.push(BEGIN);
-        this.batch = new Batch();
-      }
-      this.batch.units++;
-      this.stats.units++;
-      return this.batch;
-    } catch (error) {
-      this.unlock();
-      throw error;
-    }
+  /** A new unit in the forming batch (the caller holds the lock). */
+  private join(savepoint: boolean): Unit {
+    if (this.writer === undefined) throw new Error('database is closed');
+    this.forming ??= new Batch();
+    const unit = new Unit(this.forming, savepoint);
+    this.forming.queued.push(unit);
+    this.stats.units++;
+    return unit;
   }
 
-  /** Releases the writer lock; commits the batch when no unit waits for it, or when the batch is full or old. */
-  private endUnit(): void {
-    const batch = this.batch;
-    const full =
-      batch !== undefined && (batch.units >= MAX_BATCH_UNITS || performance.now() - batch.openedAt >= MAX_BATCH_MS);
-    if (batch !== undefined && (this.waiters.length === 0 || full)) {
-      // The lock passes to the commit; waiting units form the next batch once it is on disk.
-      void this.commitBatch().finally(() => this.unlock());
-      return;
-    }
+  private endTransaction(): void {
+    this.open = undefined;
     this.unlock();
+    this.schedule();
+  }
+
+  /** Waits for the unit's batch to be on disk. @returns the unit's last statement's result. @throws its error. */
+  private async settled(unit: Unit): Promise<StatementResult | undefined> {
+    await unit.batch.durable;
+    const outcome = unit.outcome;
+    if (outcome === undefined) return undefined;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result;
+  }
+
+  private markSent(batch: Batch, units: Unit[], outcomes: UnitOutcome[]): void {
+    batch.begun = true;
+    units.forEach((u, i) => {
+      u.outcome = outcomes[i];
+    });
+    batch.queued = batch.queued.filter((u) => !units.includes(u));
+    batch.sent.push(...units);
+  }
+
+  private failBatch(batch: Batch, error: Error): void {
+    batch.failure = error;
+    if (this.forming === batch) this.forming = undefined;
+    batch.reject(error);
+  }
+
+  /**
+   * Commits the forming batch once the writer is free and no transaction is open; soon rather than at once (a
+   * setImmediate), so that the requests of the same turn of the event loop share the commit.
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.committing !== undefined || this.open !== undefined || this.forming === undefined) return;
+      if (this.forming.size === 0 && !this.forming.begun) return;
+      this.committing = this.commitBatch().finally(() => {
+        this.committing = undefined;
+        if (this.forming !== undefined) this.schedule();
+      });
+    });
   }
 
   private async commitBatch(): Promise<void> {
-    const batch = this.batch;
+    const batch = this.forming;
     if (batch === undefined || this.writer === undefined) return;
-    this.batch = undefined;
+    this.forming = undefined;
+    const units = batch.queued;
     try {
-      await this.writer.commit(this.takePrefix());
+      const outcomes = await this.writer.commit(
+        !batch.begun,
+        units.map((u) => u.toMessage()),
+      );
+      units.forEach((u, i) => {
+        u.outcome = outcomes[i];
+      });
       this.stats.commits++;
       batch.resolve();
     } catch (error) {
-      this.prefix = [];
-      await this.writer.rollback().catch(() => {});
-      batch.reject(error as Error);
-    }
-  }
-
-  private takePrefix(): PrefixStatement[] | undefined {
-    if (this.prefix.length === 0) return undefined;
-    const prefix = this.prefix;
-    this.prefix = [];
-    this.unitStart = -1;
-    return prefix;
-  }
-
-  private execWriter(sql: string, parameters: readonly unknown[]): StatementResult {
-    if (this.writer === undefined) throw new Error('database is closed');
-    try {
-      return this.writer.run(sql, parameters, this.takePrefix());
-    } catch (error) {
-      // An I/O or full-disk error can end the whole transaction: every unit of the batch has lost its writes.
-      const batch = this.batch;
-      if (batch !== undefined && (error as { inTransaction?: boolean }).inTransaction === false) {
-        this.batch = undefined;
-        this.prefix = [];
-        this.deferred = 0;
-        batch.reject(error as Error);
-      }
-      throw error;
+      const cause = error instanceof BatchFailed ? error.cause : (error as Error);
+      await this.writer?.rollback().catch(() => {});
+      batch.failure = cause;
+      batch.reject(cause);
     }
   }
 
@@ -338,13 +380,13 @@ export class SqliteGroupCommitDriver implements Driver {
 }
 
 class GroupCommitConnection implements DatabaseConnection {
-  /** The batch of the unit this connection runs, between beginTransaction and its end. */
-  batch: Batch | undefined;
+  /** The unit (transaction) this connection runs, between beginTransaction and its end. */
+  unit: Unit | undefined;
 
   constructor(private readonly driver: SqliteGroupCommitDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.batch !== undefined) return this.driver.runInUnit(query) as QueryResult<R>;
+    if (this.unit !== undefined) return (await this.driver.runInUnit(this.unit, query)) as QueryResult<R>;
     return (await this.driver.runAlone(query)) as QueryResult<R>;
   }
 

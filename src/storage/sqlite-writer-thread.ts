@@ -6,23 +6,50 @@ export interface StatementResult {
   rows?: Record<string, unknown>[];
   changes?: number;
   lastInsertRowid?: number | bigint;
-  /** Whether the connection is inside a transaction after the statement (an I/O error may have rolled it back). */
-  inTransaction: boolean;
 }
 
-/** A statement sent ahead of another one (or of the COMMIT) in the same message; its own result is not returned. */
-export interface PrefixStatement {
+/** One statement and its parameters. */
+export interface Statement {
   sql: string;
   params?: readonly unknown[];
 }
 
-type SyncReply = { ok: true; result: StatementResult } | { ok: false; error: SerializedError; inTransaction: boolean };
-type AsyncReply = { id: number; ok: true } | { id: number; ok: false; error: SerializedError };
+/**
+ * A unit of work as the writer runs it: its statements in order, inside a savepoint of its own when `savepoint` (a
+ * transaction) so that a failing unit rolls back alone; a single statement needs none (SQLite undoes a failing
+ * statement by itself). `opened`: the unit's savepoint is open already (it ran statements earlier in this batch);
+ * `rollback`: undo the open unit instead of running anything.
+ */
+export interface UnitMessage {
+  savepoint: boolean;
+  opened?: boolean;
+  rollback?: boolean;
+  statements: Statement[];
+}
+
+/** How a unit ended: the last statement's result, or its error (the unit was rolled back, the batch goes on). */
+export type UnitOutcome = { ok: true; result?: StatementResult } | { ok: false; error: Error };
+
+/** The whole batch failed (BEGIN, an I/O error that ended the transaction, or the COMMIT): nothing of it is stored. */
+export class BatchFailed extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+    this.name = 'BatchFailed';
+  }
+}
+
 interface SerializedError {
   message: string;
   name: string;
   code?: string;
 }
+type WireOutcome = { ok: true; result?: StatementResult } | { ok: false; error: SerializedError };
+type SyncReply =
+  | { id: number; ok: true; outcomes: WireOutcome[]; result: StatementResult }
+  | { id: number; ok: false; outcomes: WireOutcome[]; error: SerializedError; lost: boolean };
+type AsyncReply =
+  | { id: number; ok: true; outcomes?: WireOutcome[] }
+  | { id: number; ok: false; error: SerializedError; lost?: boolean };
 
 /** How long the event loop may wait for one statement before it gives the writer up for dead, ms. */
 const STATEMENT_TIMEOUT_MS = 30_000;
@@ -33,9 +60,10 @@ export const STATEMENT_CACHE_SIZE = 500;
  * The writer thread's program (CommonJS, evaluated by `new Worker(…, { eval: true })` so it starts fast and needs no
  * TypeScript loader). It owns the database's only write connection (WAL, synchronous=FULL: every COMMIT is fsynced
  * before it returns) and executes what the main thread sends:
- * - on the synchronous port: one statement at a time, answered before the main thread continues (Atomics.wait);
- * - on the worker's own port: BEGIN IMMEDIATE, COMMIT (the fsync) and close, answered asynchronously, so the event
- *   loop serves other requests while the disk syncs.
+ * - on the worker's own port, answered asynchronously (the event loop serves other requests meanwhile): a whole
+ *   batch — BEGIN IMMEDIATE if not begun, every queued unit, COMMIT (the fsync) — and close;
+ * - on the synchronous port (Atomics.wait), only for a transaction that needs an answer before it can go on (a read,
+ *   a write whose result it uses): the queued units, then the open unit's statements so far and the statement.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -53,13 +81,41 @@ function prepare(sql) {
   }
   return stmt;
 }
-function runAll(statements) {
-  for (const s of statements) {
-    if (s.params === undefined) prepare(s.sql).run();
-    else prepare(s.sql).run(s.params);
-  }
+function exec(s) {
+  const stmt = prepare(s.sql);
+  const params = s.params === undefined ? [] : s.params;
+  if (stmt.reader) return { rows: stmt.all(params) };
+  const r = stmt.run(params);
+  return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
 }
 const serialize = (e) => ({ message: String(e && e.message), name: String(e && e.name), code: e && e.code });
+class Lost extends Error {}
+/** Runs one complete unit; its own failure is an outcome, a failure that ended the transaction throws Lost. */
+function runUnit(u) {
+  if (u.rollback) {
+    prepare('rollback to kassa_unit').run();
+    prepare('release kassa_unit').run();
+    return { ok: true };
+  }
+  if (u.savepoint && !u.opened) prepare('savepoint kassa_unit').run();
+  let result;
+  try {
+    for (const s of u.statements) result = exec(s);
+  } catch (e) {
+    if (!db.inTransaction) throw Object.assign(new Lost(), { cause: e });
+    if (u.savepoint) {
+      prepare('rollback to kassa_unit').run();
+      prepare('release kassa_unit').run();
+    }
+    return { ok: false, error: serialize(e) };
+  }
+  if (u.savepoint) prepare('release kassa_unit').run();
+  return { ok: true, result };
+}
+function runUnits(m) {
+  if (m.begin) prepare('begin immediate').run();
+  return m.units.map(runUnit);
+}
 let current = 0;
 function reply(message) {
   message.id = current;
@@ -69,36 +125,54 @@ function reply(message) {
 }
 port.on('message', (m) => {
   current = m.id;
-  try {
-    if (m.op === 'open') {
+  if (m.op === 'open') {
+    try {
       db = new Database(file);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
-      reply({ ok: true, result: { inTransaction: false } });
-      return;
+      reply({ ok: true, outcomes: [], result: {} });
+    } catch (e) {
+      reply({ ok: false, outcomes: [], error: serialize(e), lost: true });
     }
-    if (m.prefix !== undefined) runAll(m.prefix);
-    const stmt = prepare(m.sql);
-    if (stmt.reader) {
-      reply({ ok: true, result: { rows: stmt.all(m.params), inTransaction: db.inTransaction } });
-    } else {
-      const r = stmt.run(m.params);
-      reply({ ok: true, result: { changes: r.changes, lastInsertRowid: r.lastInsertRowid, inTransaction: db.inTransaction } });
-    }
+    return;
+  }
+  let outcomes = [];
+  try {
+    outcomes = runUnits(m);
   } catch (e) {
-    reply({ ok: false, error: serialize(e), inTransaction: db !== undefined && db.inTransaction });
+    const cause = e instanceof Lost ? e.cause : e;
+    reply({ ok: false, outcomes, error: serialize(cause), lost: true });
+    return;
+  }
+  // The open unit: its savepoint stays open whatever happens; the main thread releases or rolls it back later.
+  const u = m.open;
+  try {
+    if (!u.opened) prepare('savepoint kassa_unit').run();
+    for (const s of u.statements) exec(s);
+    reply({ ok: true, outcomes, result: exec(m.statement) });
+  } catch (e) {
+    reply({ ok: false, outcomes, error: serialize(e), lost: !db.inTransaction });
   }
 });
 parentPort.on('message', (m) => {
   try {
-    if (m.op === 'begin') prepare('begin immediate').run();
-    else if (m.op === 'commit') {
-      if (m.prefix !== undefined) runAll(m.prefix);
-      prepare('commit').run();
+    if (m.op === 'commit') {
+      let outcomes;
+      try {
+        outcomes = runUnits(m);
+        prepare('commit').run();
+      } catch (e) {
+        const cause = e instanceof Lost ? e.cause : e;
+        if (db.inTransaction) db.prepare('rollback').run();
+        parentPort.postMessage({ id: m.id, ok: false, error: serialize(cause), lost: true });
+        return;
+      }
+      parentPort.postMessage({ id: m.id, ok: true, outcomes });
+      return;
     }
-    else if (m.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
+    if (m.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
     else if (m.op === 'close') { cache.clear(); db.close(); }
     parentPort.postMessage({ id: m.id, ok: true });
   } catch (e) {
@@ -111,16 +185,19 @@ function deserialize(e: SerializedError): Error {
   return Object.assign(new Error(e.message), { name: e.name, ...(e.code !== undefined && { code: e.code }) });
 }
 
+const toOutcome = (o: WireOutcome): UnitOutcome =>
+  o.ok ? { ok: true, ...(o.result !== undefined && { result: o.result }) } : { ok: false, error: deserialize(o.error) };
+
 /**
- * The SQLite write connection in a worker thread. Statements run synchronously from the caller's point of view (the
- * event loop waits the few microseconds a statement takes, never an fsync); `begin`, `commit` and `close` are
- * asynchronous. Callers serialize their use (SqliteGroupCommitDriver's writer lock).
+ * The SQLite write connection in a worker thread. A batch of units is sent in one asynchronous message and committed
+ * there (the event loop never waits for an fsync); a transaction that needs an answer mid-way waits synchronously
+ * for one statement (microseconds). Callers serialize their use (SqliteGroupCommitDriver).
  */
 export class SqliteWriterThread {
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
-  private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: AsyncReply) => void; reject: (e: Error) => void }>();
   private nextId = 0;
   private callId = 0;
   private dead: Error | undefined;
@@ -143,54 +220,68 @@ export class SqliteWriterThread {
     this.worker.on('message', (m: AsyncReply) => {
       const p = this.pending.get(m.id);
       this.pending.delete(m.id);
-      if (m.ok) p?.resolve();
-      else p?.reject(deserialize(m.error));
+      p?.resolve(m);
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`SQLite writer thread exited (${code})`)));
-    this.call({ op: 'open' });
+    const opened = this.call({ op: 'open' });
+    if (!opened.ok) throw deserialize(opened.error);
   }
 
   /**
-   * Runs one statement in the writer's connection, after the statements of `prefix` (BEGIN, savepoint bookkeeping
-   * and deferrable writes that need no answer of their own ride along instead of costing a round trip each).
-   * @throws the statement's error (with SQLite's `code`).
+   * Runs `units` (after BEGIN IMMEDIATE when `begin`), then the open unit's `open.statements` inside its savepoint and
+   * `statement`, and answers synchronously. The open unit's savepoint stays open.
+   * @returns the outcomes of `units` and the statement's result.
+   * @throws BatchFailed when the transaction ended (BEGIN failed, an I/O error): nothing of the batch is stored;
+   *   else the open unit's error (with SQLite's `code`) and `outcomes` set on it.
    */
-  run(sql: string, params: readonly unknown[], prefix?: readonly PrefixStatement[]): StatementResult {
-    return this.call(prefix === undefined || prefix.length === 0 ? { sql, params } : { sql, params, prefix });
+  runOpen(
+    begin: boolean,
+    units: UnitMessage[],
+    open: UnitMessage,
+    statement: Statement,
+  ): { outcomes: UnitOutcome[]; result: StatementResult } {
+    const reply = this.call({ begin, units, open, statement });
+    const outcomes = reply.outcomes.map(toOutcome);
+    if (reply.ok) return { outcomes, result: reply.result };
+    const error = deserialize(reply.error);
+    if (reply.lost) throw new BatchFailed(error);
+    throw Object.assign(error, { outcomes });
   }
 
-  /** BEGIN IMMEDIATE (takes the database's write lock; may wait up to busy_timeout for another process). */
-  begin(): Promise<void> {
-    return this.send('begin');
-  }
-
-  /** COMMIT (after the statements of `prefix`): returns once the transaction is on disk (synchronous=FULL fsyncs the WAL). */
-  commit(prefix?: readonly PrefixStatement[]): Promise<void> {
-    return this.send('commit', prefix);
+  /**
+   * Runs `units` (after BEGIN IMMEDIATE when `begin`) and COMMITs: resolves once the transaction is on disk
+   * (synchronous=FULL fsyncs the WAL), with each unit's outcome.
+   * @throws BatchFailed when the batch did not commit (it was rolled back whole).
+   */
+  async commit(begin: boolean, units: UnitMessage[]): Promise<UnitOutcome[]> {
+    const reply = await this.send({ op: 'commit', begin, units });
+    if (!reply.ok) throw new BatchFailed(deserialize(reply.error));
+    return (reply.outcomes ?? []).map(toOutcome);
   }
 
   /** ROLLBACK of the open transaction, if any. */
-  rollback(): Promise<void> {
-    return this.send('rollback');
+  async rollback(): Promise<void> {
+    const reply = await this.send({ op: 'rollback' });
+    if (!reply.ok) throw deserialize(reply.error);
   }
 
   async close(): Promise<void> {
-    if (!this.dead) await this.send('close');
+    if (!this.dead) await this.send({ op: 'close' });
     this.dead ??= new Error('SQLite writer closed');
     await this.worker.terminate();
   }
 
-  private send(op: string, prefix?: readonly PrefixStatement[]): Promise<void> {
+  private send(message: Record<string, unknown>): Promise<AsyncReply> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, op, prefix });
+      this.worker.postMessage({ ...message, id });
     });
   }
 
-  private call(message: Record<string, unknown>): StatementResult {
+  private call(message: Record<string, unknown>): SyncReply {
     if (this.dead) throw this.dead;
     const id = ++this.callId;
     const deadline = Date.now() + STATEMENT_TIMEOUT_MS;
@@ -199,11 +290,8 @@ export class SqliteWriterThread {
     // The worker posts its answer, then bumps the counter and wakes us. Answers are matched by id, and the port is
     // read again after every wake-up, so neither a late answer nor the order of the two steps can mislead us.
     for (;;) {
-      const reply = receiveMessageOnPort(this.port)?.message as (SyncReply & { id: number }) | undefined;
-      if (reply !== undefined && reply.id === id) {
-        if (!reply.ok) throw Object.assign(deserialize(reply.error), { inTransaction: reply.inTransaction });
-        return reply.result;
-      }
+      const reply = receiveMessageOnPort(this.port)?.message as SyncReply | undefined;
+      if (reply !== undefined && reply.id === id) return reply;
       if (reply !== undefined) continue; // an answer to an earlier call that timed out
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`SQLite writer did not answer within ${STATEMENT_TIMEOUT_MS} ms`);
