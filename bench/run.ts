@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --preload N] [-- --profile] [-- --only sqlite|postgres]`: one run, one process tree.
+ * `npm run bench [-- --preload N] [-- --profile] [-- --only sqlite|postgres] [-- --phases direct,lookup,hosted,notifications]`:
+ * one run, one process tree (`--phases` picks phases, e.g. to profile one alone; the baseline always runs).
  *
  * Forks each server as a child process (so each has its own peak RSS and, with --profile, its own `--cpu-prof`
  * profile under bench/profiles/) and loads it from this process with autocannon over loopback HTTPS:
@@ -42,8 +43,10 @@ const { values: args } = parseArgs({
     preload: { type: 'string' },
     profile: { type: 'boolean', default: false },
     only: { type: 'string' },
+    phases: { type: 'string', default: 'direct,lookup,hosted,notifications' },
   },
 });
+const PHASES = new Set(String(args.phases).split(','));
 const BASELINE = 'baseline: bare Fastify HTTPS POST';
 const PRELOAD = args.preload === undefined ? 0 : Number(args.preload);
 if (!Number.isInteger(PRELOAD) || PRELOAD < 0) throw new Error('--preload N: N must be a whole number');
@@ -168,23 +171,26 @@ async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, s
   const child = await start('kassa-server.ts', name, [], env);
   const authorization = String(child.ready.authorization);
   try {
-    await phase(child, 'POST /api/v1/payments (DIRECT)', dialect, preloaded, {
-      method: 'POST',
-      path: '/api/v1/payments',
-      headers: { authorization },
-      body: () => directPaymentBody(nextTransId()),
-    });
-    await phase(child, 'GET /api/v1/payments/getByPayId', dialect, preloaded, {
-      method: 'GET',
-      path: `/api/v1/payments/getByPayId/${String(child.ready.payId)}`,
-      headers: { authorization },
-    });
-    await phase(child, 'POST /api/v1/payments/sessions (HOSTED)', dialect, preloaded, {
-      method: 'POST',
-      path: '/api/v1/payments/sessions',
-      headers: { authorization },
-      body: () => sessionBody(nextTransId()),
-    });
+    if (PHASES.has('direct'))
+      await phase(child, 'POST /api/v1/payments (DIRECT)', dialect, preloaded, {
+        method: 'POST',
+        path: '/api/v1/payments',
+        headers: { authorization },
+        body: () => directPaymentBody(nextTransId()),
+      });
+    if (PHASES.has('lookup'))
+      await phase(child, 'GET /api/v1/payments/getByPayId', dialect, preloaded, {
+        method: 'GET',
+        path: `/api/v1/payments/getByPayId/${String(child.ready.payId)}`,
+        headers: { authorization },
+      });
+    if (PHASES.has('hosted'))
+      await phase(child, 'POST /api/v1/payments/sessions (HOSTED)', dialect, preloaded, {
+        method: 'POST',
+        path: '/api/v1/payments/sessions',
+        headers: { authorization },
+        body: () => sessionBody(nextTransId()),
+      });
   } finally {
     await child.stop();
   }
@@ -289,7 +295,7 @@ try {
     if (args.only === undefined || args.only === dialect) await dialectRun(dialect);
   }
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    if (args.only !== undefined && args.only !== dialect) continue;
+    if ((args.only !== undefined && args.only !== dialect) || !PHASES.has('notifications')) continue;
     const database = dialect === 'postgres' ? await postgresDatabase() : undefined;
     if (database && 'skipped' in database) continue;
     const child = await start('notifications.bench.ts', `notifications-${dialect}`, [], {

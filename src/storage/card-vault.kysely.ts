@@ -3,6 +3,7 @@ import type { CardInput } from '../domain/payments/payment-request.js';
 import type { CardVault } from '../domain/ports/card-vault.js';
 import type { KyselyCardKeyring } from './card-keyring.kysely.js';
 import type { Database, PendingCardTable } from './database.js';
+import { shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
 
 type Db = Kysely<Database>;
@@ -59,12 +60,10 @@ export class KyselyCardVault implements CardVault {
   async delete(payId: string): Promise<void> {
     // Most payments never vaulted a card (frictionless 3-D Secure): a read (on SQLite on the read connection, no
     // writer round trip, no commit) spares them a durable write (issue 12).
-    const row = await this.#db
-      .selectFrom('pending_card')
-      .select('pay_id')
-      .where('pay_id', '=', payId)
-      .executeTakeFirst();
-    if (row === undefined) return;
+    const query = shaped(this.#db, 'pending_card.exists', [payId], () =>
+      this.#db.selectFrom('pending_card').select('pay_id').where('pay_id', '=', payId),
+    );
+    if ((await this.#db.executeQuery(query)).rows.length === 0) return;
     await this.#db.deleteFrom('pending_card').where('pay_id', '=', payId).execute();
   }
 

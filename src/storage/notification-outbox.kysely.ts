@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { NotificationOutbox, OutboxEvent } from '../domain/ports/store.js';
 import type { Database } from './database.js';
+import { definedEntries, shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
 import { deferrable } from './sqlite-group-commit.js';
 
@@ -9,22 +10,23 @@ export class KyselyNotificationOutbox implements NotificationOutbox {
   constructor(private readonly db: Kysely<Database>) {}
 
   async enqueue(event: OutboxEvent): Promise<void> {
-    const query = this.db
-      .insertInto('notification')
-      .values({
-        id: event.id,
-        merchant_id: event.merchantId,
-        pay_id: event.payId ?? null,
-        type: event.type,
-        payload: JSON.stringify(event.payload),
-        target_url: event.targetUrl ?? null,
-        status: event.targetUrl ? 'PENDING' : 'NO_TARGET',
-        attempt_count: 0,
-        next_attempt_at: toDbTime(event.createdAt),
-        created_at: toDbTime(event.createdAt),
-        delivered_at: null,
-      })
-      .compile();
+    const row = {
+      id: event.id,
+      merchant_id: event.merchantId,
+      pay_id: event.payId ?? null,
+      type: event.type,
+      payload: JSON.stringify(event.payload),
+      target_url: event.targetUrl ?? null,
+      status: event.targetUrl ? 'PENDING' : 'NO_TARGET',
+      attempt_count: 0,
+      next_attempt_at: toDbTime(event.createdAt),
+      created_at: toDbTime(event.createdAt),
+      delivered_at: null,
+    };
+    const { key, values } = definedEntries(row);
+    const query = shaped(this.db, `notification.enqueue ${key}`, values, () =>
+      this.db.insertInto('notification').values(row),
+    );
     // Deferrable: inside a transaction on SQLite it rides along with the unit's next statement or end.
     await this.db.executeQuery(deferrable(query));
   }

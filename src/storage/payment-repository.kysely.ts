@@ -15,6 +15,7 @@ import type {
 import type { PaymentRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, PaymentOperationTable, PaymentTable } from './database.js';
+import { definedEntries, shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
 import { deferrable } from './sqlite-group-commit.js';
 
@@ -116,29 +117,30 @@ export class KyselyPaymentRepository implements PaymentRepository {
 
   async insert(p: Payment): Promise<'OK' | 'TRANS_ID_IN_USE'> {
     try {
-      await this.db
-        .insertInto('payment')
-        .values({
-          pay_id: p.payId,
-          merchant_id: p.merchantId,
-          trans_id: p.transId,
-          ref_nr: p.refNr ?? null,
-          currency: p.currency,
-          value: p.value,
-          capture_method: p.captureMethod,
-          integration_type: p.integrationType,
-          channel: p.channel,
-          language: p.language ?? null,
-          order_data: toJson(p.order),
-          customer_info: toJson(p.customerInfo),
-          urls: toJson(p.urls),
-          metadata: toJson(p.metadata),
-          informational: toJson(p.informational),
-          session_id: p.sessionId ?? null,
-          created_at: toDbTime(p.creationDate),
-          ...mutableColumns(p),
-        })
-        .execute();
+      const row: Insertable<PaymentTable> = {
+        pay_id: p.payId,
+        merchant_id: p.merchantId,
+        trans_id: p.transId,
+        ref_nr: p.refNr ?? null,
+        currency: p.currency,
+        value: p.value,
+        capture_method: p.captureMethod,
+        integration_type: p.integrationType,
+        channel: p.channel,
+        language: p.language ?? null,
+        order_data: toJson(p.order),
+        customer_info: toJson(p.customerInfo),
+        urls: toJson(p.urls),
+        metadata: toJson(p.metadata),
+        informational: toJson(p.informational),
+        session_id: p.sessionId ?? null,
+        created_at: toDbTime(p.creationDate),
+        ...mutableColumns(p),
+      };
+      const { key, values } = definedEntries(row);
+      await this.db.executeQuery(
+        shaped(this.db, `payment.insert ${key}`, values, () => this.db.insertInto('payment').values(row)),
+      );
     } catch (error) {
       if (isUniqueViolation(error)) return 'TRANS_ID_IN_USE';
       throw error;
@@ -148,7 +150,11 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async update(p: Payment): Promise<void> {
-    const update = this.db.updateTable('payment').set(mutableColumns(p)).where('pay_id', '=', p.payId).compile();
+    const columns = mutableColumns(p);
+    const { key, values } = definedEntries(columns);
+    const update = shaped(this.db, `payment.update ${key}`, [...values, p.payId], () =>
+      this.db.updateTable('payment').set(columns).where('pay_id', '=', p.payId),
+    );
     await this.db.executeQuery(deferrable(update));
     if (p.operations.length === 0) return;
     if (this.db.getExecutor().adapter instanceof SqliteAdapter) {
@@ -156,18 +162,20 @@ export class KyselyPaymentRepository implements PaymentRepository {
       // the statement itself; deferrable, so the whole update rides along in one message to the writer.
       for (const op of p.operations) {
         const { seq: _seq, ...row } = operationToRow(p.payId, 0, op);
-        const insert = this.db
-          .insertInto('payment_operation')
-          .values({
-            ...row,
-            seq: (eb) =>
-              eb
-                .selectFrom('payment_operation')
-                .select(sql<number>`coalesce(max(seq), 0) + 1`.as('next'))
-                .where('pay_id', '=', p.payId),
-          })
-          .onConflict((oc) => oc.column('x_id').doNothing())
-          .compile();
+        const { key, values } = definedEntries(row);
+        const insert = shaped(this.db, `payment_operation.append ${key}`, [...values, p.payId], () =>
+          this.db
+            .insertInto('payment_operation')
+            .values({
+              ...row,
+              seq: (eb) =>
+                eb
+                  .selectFrom('payment_operation')
+                  .select(sql<number>`coalesce(max(seq), 0) + 1`.as('next'))
+                  .where('pay_id', '=', p.payId),
+            })
+            .onConflict((oc) => oc.column('x_id').doNothing()),
+        );
         await this.db.executeQuery(deferrable(insert));
       }
       return;
@@ -203,12 +211,10 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async findByPayId(merchantId: string, payId: string): Promise<Payment | undefined> {
-    const row = await this.db
-      .selectFrom('payment')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .where('pay_id', '=', payId)
-      .executeTakeFirst();
+    const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () =>
+      this.db.selectFrom('payment').selectAll().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
+    );
+    const row = (await this.db.executeQuery(query)).rows[0] as Selectable<PaymentTable> | undefined;
     return row && this.withOperations(row);
   }
 
@@ -259,12 +265,10 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   private async withOperations(row: Selectable<PaymentTable>): Promise<Payment> {
-    const ops = await this.db
-      .selectFrom('payment_operation')
-      .selectAll()
-      .where('pay_id', '=', row.pay_id)
-      .orderBy('seq')
-      .execute();
+    const query = shaped(this.db, 'payment_operation.ofPayment', [row.pay_id], () =>
+      this.db.selectFrom('payment_operation').selectAll().where('pay_id', '=', row.pay_id).orderBy('seq'),
+    );
+    const ops = (await this.db.executeQuery(query)).rows as Selectable<PaymentOperationTable>[];
     return paymentRowToPayment(row, ops.map(operationRowToOperation));
   }
 }

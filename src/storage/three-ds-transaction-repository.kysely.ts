@@ -8,6 +8,7 @@ import type {
   ThreeDSTransactionRepository,
 } from '../domain/threeds/three-ds-transaction.js';
 import type { Database, ThreeDSTransactionTable } from './database.js';
+import { shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
 import { deferrable } from './sqlite-group-commit.js';
 
@@ -106,12 +107,14 @@ export class KyselyThreeDSTransactionRepository implements ThreeDSTransactionRep
   }
 
   async close(payId: string, at: Date): Promise<void> {
-    const query = this.#db
-      .updateTable('three_ds_transaction')
-      .set({ phase: 'DONE', updated_at: toDbTime(at) })
-      .where('pay_id', '=', payId)
-      .where('phase', '<>', 'DONE')
-      .compile();
+    const updatedAt = toDbTime(at);
+    const query = shaped(this.#db, 'three_ds_transaction.close', ['DONE', updatedAt, payId, 'DONE'], () =>
+      this.#db
+        .updateTable('three_ds_transaction')
+        .set({ phase: 'DONE', updated_at: updatedAt })
+        .where('pay_id', '=', payId)
+        .where('phase', '<>', 'DONE'),
+    );
     await this.#db.executeQuery(deferrable(query));
   }
 
