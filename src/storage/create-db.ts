@@ -4,7 +4,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
-import { SqliteGroupCommitDialect } from './sqlite-group-commit.js';
+import { type GroupCommitStats, SqliteGroupCommitDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -13,6 +13,8 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: DialectName;
   close(): Promise<void>;
+  /** SQLite: figures of the group commit (commits, units, synchronous writer round trips). */
+  groupCommit?: GroupCommitStats;
 }
 
 export type DbOptions = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize?: number };
@@ -33,8 +35,9 @@ export function createDb(options: DbOptions): Db {
       closeSync(openSync(options.file, 'a', 0o600));
     }
     // One writer thread with group commit; reads on a connection of their own (sqlite-group-commit.ts).
-    const kysely = new Kysely<Database>({ dialect: new SqliteGroupCommitDialect(options.file) });
-    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    const dialect = new SqliteGroupCommitDialect(options.file);
+    const kysely = new Kysely<Database>({ dialect });
+    return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), groupCommit: dialect.driver.stats };
   }
   const pool = new pg.Pool({
     connectionString: options.url,

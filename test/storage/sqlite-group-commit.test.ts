@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/storage/create-db.js';
-import { SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
+import { deferrable, SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
 
 interface Db {
   item: { id: number; label: string };
@@ -128,5 +128,51 @@ describe('SQLite group commit', () => {
       journal: (await sql<{ journal_mode: string }>`pragma journal_mode`.execute(tx)).rows[0]?.journal_mode,
     }));
     expect(settings).toEqual({ synchronous: 2, journal: 'wal' }); // 2 = FULL
+  });
+
+  it('a transaction of deferrable writes costs no synchronous round trip: it goes to the writer with the COMMIT', async () => {
+    const before = { ...dialect.driver.stats };
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db.transaction().execute(async (tx) => {
+          await tx.executeQuery(deferrable(tx.insertInto('item').values({ id: i, label: 'a' }).compile()));
+          await tx.executeQuery(deferrable(tx.updateTable('item').set({ label: 'b' }).where('id', '=', i).compile()));
+        }),
+      ),
+    );
+    expect(dialect.driver.stats.syncCalls - before.syncCalls).toBe(0);
+    expect(dialect.driver.stats.commits - before.commits).toBeLessThan(20);
+    const other = new SQLite(file, { readonly: true });
+    expect(other.prepare("select count(*) as n from item where label = 'b'").get()).toEqual({ n: 20 });
+    other.close();
+  });
+
+  it('a failing deferrable write fails its own transaction (all of it) at commit; the rest of the batch commits', async () => {
+    await db.insertInto('item').values({ id: 1, label: 'first' }).execute();
+    const results = await Promise.allSettled([
+      db.transaction().execute(async (tx) => {
+        await tx.executeQuery(deferrable(tx.insertInto('item').values({ id: 50, label: 'x' }).compile()));
+        await tx.executeQuery(deferrable(tx.insertInto('item').values({ id: 1, label: 'dup' }).compile()));
+      }),
+      db.transaction().execute(async (tx) => {
+        await tx.executeQuery(deferrable(tx.insertInto('item').values({ id: 60, label: 'y' }).compile()));
+      }),
+      db.insertInto('item').values({ id: 70, label: 'z' }).execute(),
+    ]);
+    expect(results[0].status).toBe('rejected');
+    expect(isUniqueViolation((results[0] as PromiseRejectedResult).reason)).toBe(true);
+    expect(results.slice(1).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    const ids = (await db.selectFrom('item').select('id').orderBy('id').execute()).map((r) => r.id);
+    expect(ids).toEqual([1, 60, 70]);
+  });
+
+  it('a transaction that reads mid-way sees the queued writes of earlier units and its own deferred ones', async () => {
+    const first = db.insertInto('item').values({ id: 5, label: 'queued' }).execute();
+    const seen = await db.transaction().execute(async (tx) => {
+      await tx.executeQuery(deferrable(tx.insertInto('item').values({ id: 6, label: 'mine' }).compile()));
+      return (await tx.selectFrom('item').select('id').orderBy('id').execute()).map((r) => r.id);
+    });
+    await first;
+    expect(seen).toEqual([5, 6]);
   });
 });

@@ -1,0 +1,130 @@
+/**
+ * The write path of a DIRECT payment (issue 12): one durable write before the acquirer call (the intent) and one
+ * after (the result with the 3-D Secure outcome, the operations, the events), no re-read of what was just written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServices, type Services } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { Merchant } from '../../src/domain/merchants/merchant.js';
+import type { PaymentOperation } from '../../src/domain/payments/payment.js';
+import type { CreatePaymentCommand } from '../../src/domain/payments/payment-request.js';
+import { MemorySettlementLedger } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
+import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/simulator-acquirer.js';
+import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
+import { migrateToLatest } from '../../src/storage/create-db.js';
+import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { browserInfo as BROWSER, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
+import { testPan } from '../helpers/cards.js';
+import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+
+const DATA_KEY = 'test-data-key-test-data-key-test-data-key-0123';
+
+describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
+  let database: FreshDatabase;
+  let services: Services;
+  let store: KyselyStore;
+  let merchant: Merchant;
+  const clock = fixedClock(new Date().toISOString());
+
+  beforeAll(async () => {
+    database = await freshDatabase(dialect);
+    await migrateToLatest(database.db);
+    const config = loadConfig({
+      KASSA_PUBLIC_URL: 'https://kassa.test',
+      KASSA_DATA_KEY: DATA_KEY,
+      KASSA_DATA_DIR: '/x',
+    });
+    services = buildServices(
+      config,
+      database.db,
+      { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
+      {
+        clock,
+        acquirer: new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), new MemorySettlementLedger(), () =>
+          clock.now(),
+        ),
+      },
+    );
+    store = new KyselyStore(database.db.kysely);
+    ({ merchant } = await services.merchants.createMerchant({
+      merchantId: `hot_${dialect}`,
+      country: 'DK',
+      currency: 'DKK',
+      sandbox: true,
+      webhookUrl: 'https://shop.example/hook',
+    }));
+  });
+  afterAll(async () => {
+    services?.threeDSSimulator?.stop();
+    await database?.drop();
+  });
+
+  const direct = (extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
+    merchantId: merchant.merchantId,
+    transId: `t-${Math.random().toString(36).slice(2, 12)}`,
+    amount: { value: 12_500, currency: 'DKK' },
+    captureMethod: 'AUTOMATIC',
+    integrationType: 'DIRECT',
+    channel: 'ECOM',
+    card: { number: testPan('40000000', '1000'), expiryDate: '203012', securityCode: '123' },
+    challengePreference: 'NO_PREFERENCE',
+    browserInfo: BROWSER,
+    ...extra,
+  });
+
+  it('stores the result, its operations numbered 1 and 2, the ARes and both notifications', async () => {
+    const p = await services.payments.createDirectPayment(merchant, direct());
+    expect(p).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y' } });
+    const ops = await database.db.kysely
+      .selectFrom('payment_operation')
+      .select(['type', 'seq'])
+      .where('pay_id', '=', p.payId)
+      .orderBy('seq')
+      .execute();
+    expect(ops.map((o) => [o.type, Number(o.seq)])).toEqual([
+      ['AUTHORIZATION', 1],
+      ['CAPTURE', 2],
+    ]);
+    const stored = await store.payments.findByPayId(merchant.merchantId, p.payId);
+    expect(stored?.threeDS?.transStatus).toBe('Y');
+    const types = await database.db.kysely
+      .selectFrom('notification')
+      .select('type')
+      .where('pay_id', '=', p.payId)
+      .orderBy('created_at')
+      .execute();
+    expect(types.map((t) => t.type).sort()).toEqual(['authentication', 'payment.authorized'].sort());
+  });
+
+  it('update appends only the operations not stored yet, numbered after the stored ones', async () => {
+    const p = await services.payments.createDirectPayment(merchant, direct({ captureMethod: 'MANUAL' }));
+    const [authorization] = p.operations;
+    if (authorization === undefined) throw new Error('no authorization');
+    const capture: PaymentOperation = {
+      ...authorization,
+      xId: 'f'.repeat(32),
+      type: 'CAPTURE',
+      creationDate: clock.now(),
+    };
+    await store.transaction((tx) => tx.payments.update({ ...p, operations: [...p.operations, capture] }));
+    await store.transaction((tx) => tx.payments.update({ ...p, operations: [...p.operations, capture] })); // again
+    const stored = await store.payments.findByPayId(merchant.merchantId, p.payId);
+    expect(stored?.operations.map((o) => [o.xId, o.type])).toEqual([
+      [authorization.xId, 'AUTHORIZATION'],
+      ['f'.repeat(32), 'CAPTURE'],
+    ]);
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    'on SQLite a payment is two units of work (intent, result) and no synchronous writer round trip',
+    async () => {
+      const stats = database.db.groupCommit;
+      if (stats === undefined) throw new Error('no group commit figures');
+      await services.payments.createDirectPayment(merchant, direct()); // warm: caches, first statements
+      const before = { ...stats };
+      await services.payments.createDirectPayment(merchant, direct());
+      expect(stats.units - before.units).toBe(2);
+      expect(stats.syncCalls - before.syncCalls).toBe(0);
+    },
+  );
+});
