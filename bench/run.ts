@@ -82,7 +82,7 @@ const keyFile = join(certConfig.dataDir, 'tls-key.pem');
 interface Child {
   process: ChildProcess;
   ready: Record<string, unknown>;
-  stats(): Promise<{ maxRssKb: number }>;
+  stats(): Promise<{ maxRssKb: number; memory?: NodeJS.MemoryUsage }>;
   stop(): Promise<void>;
 }
 
@@ -111,7 +111,7 @@ async function start(script: string, name: string, argv: string[] = [], env: Rec
     stats: async () => {
       const s = next('stats');
       child.send({ cmd: 'stats' });
-      return (await s) as { maxRssKb: number };
+      return (await s) as { maxRssKb: number; memory?: NodeJS.MemoryUsage };
     },
     stop: async () => {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -143,7 +143,7 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
   const url = String(child.ready.url);
   if (WARMUP_SECONDS > 0) await load(url, l, WARMUP_SECONDS);
   const r = await load(url, l, SECONDS);
-  const { maxRssKb } = await child.stats();
+  const { maxRssKb, memory } = await child.stats();
   const row: Row = {
     scenario,
     dialect,
@@ -157,10 +157,16 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
   };
   rows.push(row);
   console.log(
-    `  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms`,
+    `  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms` +
+      (memory
+        ? `; now ${mb(memory.rss)} MB RSS: heap ${mb(memory.heapUsed)}/${mb(memory.heapTotal)}, ` +
+          `external ${mb(memory.external)}, array buffers ${mb(memory.arrayBuffers)}`
+        : ''),
   );
   return row;
 }
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 let transIds = 0;
 const nextTransId = () => `bench-${process.pid}-${transIds++}`;
