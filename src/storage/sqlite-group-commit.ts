@@ -230,11 +230,16 @@ export class SqliteGroupCommitDriver implements Driver {
     while (this.committing !== undefined) await this.committing;
     if (this.writer === undefined) throw new Error('database is closed');
     if (batch.failure !== undefined) throw batch.failure;
+    if (!batch.begun) {
+      // Asynchronously: BEGIN may wait for another connection's write lock (SqliteWriterThread.begin).
+      await this.writer.begin();
+      batch.begun = true;
+    }
     const before = batch.queued.filter((u) => u !== unit);
     this.stats.syncCalls++;
     try {
       const { outcomes, result } = this.writer.runOpen(
-        !batch.begun,
+        false,
         before.map((u) => u.toMessage()),
         unit.toMessage(),
         statement,

@@ -172,7 +172,8 @@ parentPort.on('message', (m) => {
       parentPort.postMessage({ id: m.id, ok: true, outcomes });
       return;
     }
-    if (m.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
+    if (m.op === 'begin') prepare('begin immediate').run();
+    else if (m.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
     else if (m.op === 'close') { cache.clear(); db.close(); }
     parentPort.postMessage({ id: m.id, ok: true });
   } catch (e) {
@@ -258,6 +259,16 @@ export class SqliteWriterThread {
     const reply = await this.send({ op: 'commit', begin, units });
     if (!reply.ok) throw new BatchFailed(deserialize(reply.error));
     return (reply.outcomes ?? []).map(toOutcome);
+  }
+
+  /**
+   * BEGIN IMMEDIATE, asynchronously: it may wait up to busy_timeout for another connection's write lock, and that
+   * connection's COMMIT may need this very event loop (two Kassa nodes in one process, or the CLI), so the event loop
+   * must not wait for it. @throws SQLITE_BUSY when the lock did not come in time.
+   */
+  async begin(): Promise<void> {
+    const reply = await this.send({ op: 'begin' });
+    if (!reply.ok) throw deserialize(reply.error);
   }
 
   /** ROLLBACK of the open transaction, if any. */
