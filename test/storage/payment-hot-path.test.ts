@@ -13,6 +13,7 @@ import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/sim
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
 import { browserInfo as BROWSER, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
@@ -45,7 +46,7 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
         ),
       },
     );
-    store = new KyselyStore(database.db.kysely);
+    store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
     ({ merchant } = await services.merchants.createMerchant({
       merchantId: `hot_${dialect}`,
       country: 'DK',
