@@ -38,7 +38,7 @@ describe.each(DIALECTS)('card-testing protection of the hosted pages (%s)', (dia
 
   beforeAll(async () => {
     acquirer = new CountingAcquirer(CsvBinTable.fromFile(loadConfig({}).binFile));
-    t = await startTestKassa(dialect, { acquirer }, { KASSA_CARD_TRIES_PER_CARD: '2', KASSA_CARD_TRIES_PER_IP: '14' });
+    t = await startTestKassa(dialect, { acquirer }, { KASSA_CARD_TRIES_PER_CARD: '2', KASSA_CARD_TRIES_PER_IP: '18' });
     client = new FormClient(t.ca, t.url);
     m = await t.createMerchant();
   });
@@ -114,6 +114,24 @@ describe.each(DIALECTS)('card-testing protection of the hosted pages (%s)', (dia
       .where('session_id', '=', session.sessionId)
       .execute();
     expect(rows).toHaveLength(MAX_SESSION_CARD_TRIES);
+  });
+
+  it('the last allowed try, still open, is resumed by the start form rather than ending the session', async () => {
+    const session = await createSession();
+    const checkout = await client.get(session._links.redirect.href);
+    const startForm = formWithAction(checkout.html, t.url, '/start');
+    let entry = session._links.redirect.href;
+    for (let i = 1; i < MAX_SESSION_CARD_TRIES; i++) {
+      const { done } = await payInHostedSession(client, t.url, entry, declinedCard(170 + i));
+      const retry = formWithAction(done.page?.html ?? '', t.url, '/start');
+      entry = (await client.post(retry.action, retry.fields)).headers.get('location') ?? '';
+    }
+    // The last try is open on its card step; the cardholder comes back through the start form.
+    const resumed = await client.post(startForm.action, startForm.fields);
+    expect(resumed.status).toBe(303);
+    expect(resumed.headers.get('location')).toBe(entry);
+    const read = await t.call('GET', `/api/v1/payments/sessions/${session.sessionId}`, { auth: m });
+    expect(read.body.status).toBe('OPEN');
   });
 
   it('one card tried in more sessions than KASSA_CARD_TRIES_PER_CARD allows ends FAILED 20040005, unseen by the acquirer', async () => {

@@ -149,11 +149,12 @@ export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: st
     const { session, merchant, status } = await sessionForPage(deps, sessionId, tx);
     if (status === 'EXPIRED') throw new KassaError('SESSION_EXPIRED');
     if (status === 'COMPLETED') throw new KassaError('SESSION_COMPLETED');
-    if (status === 'FAILED' || session.cardTries >= MAX_SESSION_CARD_TRIES) {
-      // Stored, not thrown here: a throw would roll the FAILED status back with the transaction.
+    // Stored, not thrown: a throw would roll the FAILED status back with the transaction.
+    const fail = async () => {
       await tx.checkoutSessions.update({ ...session, status: 'FAILED' });
       return 'SESSION_FAILED' as const;
-    }
+    };
+    if (status === 'FAILED') return fail();
     let latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
     if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') {
       const expired =
@@ -163,6 +164,8 @@ export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: st
       stale.push(latest);
     }
     if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
+    // A try still open is resumed above whatever the count; only a new try is refused once the tries are used up.
+    if (session.cardTries >= MAX_SESSION_CARD_TRIES) return fail();
     const payment = {
       ...(await newPendingPayment(deps, tx, merchant, {
         transId: session.transId,
