@@ -10,6 +10,7 @@ import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js
 import type { Clock } from '../domain/ports/clock.js';
 import { isHexId } from '../domain/ports/id-generator.js';
 import { browserInfoOf } from './browser-info.js';
+import { type Form, formFields, pathParam } from './form-fields.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
 import { MerchantHeader, type MerchantTexts, merchantTextsOf } from './merchant-texts.js';
@@ -28,8 +29,6 @@ export interface HostedPagesOptions {
   clock: Clock;
 }
 
-type Form = Record<string, string | undefined>;
-
 /** What the card step must disclose when the payment stores the card (an initial `credentialOnFile` payment). */
 function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
   const cof = payment.informational?.credentialOnFile;
@@ -38,12 +37,12 @@ function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
 }
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
-/** The session status behind each error that ends a session's checkout. */
-const SESSION_ENDED_BY_CODE = {
-  SESSION_EXPIRED: 'EXPIRED',
-  SESSION_COMPLETED: 'COMPLETED',
-  SESSION_FAILED: 'FAILED',
-} as const;
+/** The session status behind an error that ends a session's checkout, if `code` is one. */
+function sessionEndedBy(code: string): 'EXPIRED' | 'COMPLETED' | 'FAILED' | undefined {
+  if (code === 'SESSION_EXPIRED') return 'EXPIRED';
+  if (code === 'SESSION_COMPLETED') return 'COMPLETED';
+  return code === 'SESSION_FAILED' ? 'FAILED' : undefined;
+}
 
 /**
  * Where 3-D Secure sends the browser at the end of a hosted payment: a declined try inside a hosted payment page
@@ -144,7 +143,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
    * for its card, as the expiry sweep would.
    */
   const paymentFromLink = async (request: FastifyRequest, reply: FastifyReply, t: string | undefined) => {
-    const { payId } = request.params as { payId: string };
+    const payId = pathParam(request, 'payId');
     const link = isHexId(payId) ? links.check('payment', payId, t, clock.now()) : 'INVALID';
     if (link === 'INVALID') {
       await message(reply, languageOf(request), 'linkInvalid', 403);
@@ -219,11 +218,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
    * @returns the payment, its merchant, the link token and the page language; undefined when it has answered.
    */
   const gate = async (request: FastifyRequest, reply: FastifyReply, how: { form: boolean; waiting?: boolean }) => {
-    const source = (how.form ? request.body : request.query) as Form | undefined;
-    const t = source?.t ?? '';
+    const source = formFields(how.form ? request.body : request.query);
+    const t = source.t ?? '';
     const ctx = await paymentFromLink(request, reply, t);
     if (!ctx) return undefined;
-    if (how.form && !links.verifyCsrf(ctx.payment.payId, t, source?.csrf)) {
+    if (how.form && !links.verifyCsrf(ctx.payment.payId, t, source.csrf)) {
       await message(reply, languageOf(request), 'linkInvalid', 403);
       return undefined;
     }
@@ -236,8 +235,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   // --- Hosted payment page: checkout step ---------------------------------------------------------------------
   app.get('/hosted/sessions/:sessionId', { schema: { hide: true } }, async (request, reply) => {
-    const { sessionId } = request.params as { sessionId: string };
-    const t = (request.query as Form).t;
+    const sessionId = pathParam(request, 'sessionId');
+    const t = formFields(request.query).t;
     const link = isHexId(sessionId) ? links.check('session', sessionId, t, clock.now()) : 'INVALID';
     if (link === 'INVALID') return message(reply, languageOf(request), 'linkInvalid', 403);
     const { session, merchant, status } = await hosted.sessionForPage(sessionId);
@@ -266,8 +265,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   });
 
   app.post('/hosted/sessions/:sessionId/start', { schema: { hide: true } }, async (request, reply) => {
-    const { sessionId } = request.params as { sessionId: string };
-    const form = (request.body ?? {}) as Form;
+    const sessionId = pathParam(request, 'sessionId');
+    const form = formFields(request.body);
     const link = isHexId(sessionId) ? links.check('session', sessionId, form.t, clock.now()) : 'INVALID';
     if (link === 'INVALID' || !links.verifyCsrf(sessionId, form.t ?? '', form.csrf)) {
       return message(reply, languageOf(request), 'linkInvalid', 403);
@@ -278,13 +277,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       const t = links.token('payment', payment.payId, new Date(clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000));
       return reply.redirect(paymentUrl(payment.payId, t), 303);
     } catch (error) {
-      if (error instanceof KassaError && error.code in SESSION_ENDED_BY_CODE) {
-        return sessionEnded(
-          reply,
-          languageOf(request),
-          SESSION_ENDED_BY_CODE[error.code as keyof typeof SESSION_ENDED_BY_CODE],
-        );
-      }
+      const ended = error instanceof KassaError ? sessionEndedBy(error.code) : undefined;
+      if (ended) return sessionEnded(reply, languageOf(request), ended);
       throw error;
     }
   });
@@ -340,7 +334,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   app.post('/hosted/payments/:payId/card', { schema: { hide: true } }, async (request, reply) => {
     const g = await gate(request, reply, { form: true });
     if (!g) return reply;
-    const form = request.body as Form;
+    const form = formFields(request.body);
     const result = await hosted.takeCard(g.merchant, g.payment, {
       number: form.number ?? '',
       expiryDate: expiryFromForm(form.expiry),
@@ -363,8 +357,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   // Live preview for card-step.js: brand and surcharge of the first digits. Same link and CSRF checks as the forms.
   app.post('/hosted/payments/:payId/quote', { schema: { hide: true } }, async (request, reply) => {
-    const body = (request.body ?? {}) as Form;
-    const { payId } = request.params as { payId: string };
+    const body = formFields(request.body);
+    const payId = pathParam(request, 'payId');
     const t = body.t ?? '';
     if (!links.verify('payment', payId, t, clock.now()) || !links.verifyCsrf(payId, t, body.csrf)) {
       return reply.status(403).send({ error: 'invalid link' });
@@ -441,7 +435,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (!g.payment.card) return reply.redirect(paymentUrl(g.payment.payId, g.t), 303);
     let payment: Payment;
     try {
-      const totalValue = Number((request.body as Form).totalValue);
+      const totalValue = Number(formFields(request.body).totalValue);
       payment = await hosted.recordConsent(g.payment, { totalValue, language: g.lang });
     } catch (error) {
       if (error instanceof KassaError && error.code === 'QUOTE_CHANGED') {
@@ -463,8 +457,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   // --- The demo shop's return page (the sandbox `demo` merchant's checkout printed at start-up) -----------------
   app.get('/hosted/demo/:outcome', { schema: { hide: true } }, async (request, reply) => {
-    const { outcome } = request.params as { outcome: string };
-    const payId = String((request.query as Form).PayID ?? '');
+    const outcome = pathParam(request, 'outcome');
+    const payId = formFields(request.query).PayID ?? '';
     if ((outcome !== 'return' && outcome !== 'cancel') || !isHexId(payId)) {
       return message(reply, 'en', 'notFound', 404);
     }
