@@ -60,6 +60,10 @@ describe.each(DIALECTS)('card-testing protection of the hosted pages (%s)', (dia
     return res.body as { sessionId: string; _links: { redirect: { href: string } } };
   };
   const metrics = async () => (await t.call('GET', '/metrics')).text;
+  /** The payments (card tries) a session started, as stored. */
+  const triesOf = async (sessionId: string) =>
+    (await t.database.db.kysely.selectFrom('payment').select('pay_id').where('session_id', '=', sessionId).execute())
+      .length;
 
   /**
    * Fails every try a session allows with a new declined card each time, starting each next try from the "try
@@ -90,12 +94,7 @@ describe.each(DIALECTS)('card-testing protection of the hosted pages (%s)', (dia
     expect(checkout.status).toBe(409);
     expect(checkout.html).toContain('Too many card attempts');
     expect(readForm(checkout.html, t.url, { action: '/start' })).toBeUndefined();
-    const rows = await t.database.db.kysely
-      .selectFrom('payment')
-      .select('pay_id')
-      .where('session_id', '=', session.sessionId)
-      .execute();
-    expect(rows).toHaveLength(MAX_SESSION_CARD_TRIES);
+    expect(await triesOf(session.sessionId)).toBe(MAX_SESSION_CARD_TRIES);
   });
 
   it('a replayed start form of a session whose tries are used up answers 409, starts no payment, and is counted', async () => {
@@ -108,12 +107,7 @@ describe.each(DIALECTS)('card-testing protection of the hosted pages (%s)', (dia
     expect(refused.status).toBe(409);
     expect(refused.html).toContain('Too many card attempts');
     expect(sample(await metrics(), 'kassa_card_testing_refusals_total', 'reason="session_tries"')).toBe(before + 1);
-    const rows = await t.database.db.kysely
-      .selectFrom('payment')
-      .select('pay_id')
-      .where('session_id', '=', session.sessionId)
-      .execute();
-    expect(rows).toHaveLength(MAX_SESSION_CARD_TRIES);
+    expect(await triesOf(session.sessionId)).toBe(MAX_SESSION_CARD_TRIES);
   });
 
   it('the last allowed try, still open, is resumed by the start form rather than ending the session', async () => {

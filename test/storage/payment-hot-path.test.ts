@@ -3,24 +3,22 @@
  * after (the result with the 3-D Secure outcome, the operations, the events), no re-read of what was just written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServices, type Services } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
+import type { Services } from '../../src/app.js';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { PaymentOperation } from '../../src/domain/payments/payment.js';
 import type { CreatePaymentCommand } from '../../src/domain/payments/payment-request.js';
 import { MemorySettlementLedger } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
-import { migrateToLatest } from '../../src/storage/create-db.js';
-import { KyselyStore } from '../../src/storage/kysely-store.js';
-import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
+import type { KyselyStore } from '../../src/storage/kysely-store.js';
 import { browserInfo as BROWSER, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { testPan } from '../helpers/cards.js';
-import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+import { DIALECTS, type FreshDatabase } from '../helpers/dialects.js';
+import { type ServiceHarness, startServiceHarness } from '../helpers/service-harness.js';
 
-const DATA_KEY = 'test-data-key-test-data-key-test-data-key-0123';
 
 describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
+  let h: ServiceHarness;
   let database: FreshDatabase;
   let services: Services;
   let store: KyselyStore;
@@ -28,37 +26,19 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
   const clock = fixedClock(new Date().toISOString());
 
   beforeAll(async () => {
-    database = await freshDatabase(dialect);
-    await migrateToLatest(database.db);
-    const config = loadConfig({
-      KASSA_PUBLIC_URL: 'https://kassa.test',
-      KASSA_DATA_KEY: DATA_KEY,
-      KASSA_DATA_DIR: '/x',
-    });
-    services = buildServices(
-      config,
-      database.db,
-      { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
-      {
+    h = await startServiceHarness(dialect, {
+      merchantId: `hot_${dialect}`,
+      webhookUrl: 'https://shop.example/hook',
+      overrides: (config) => ({
         clock,
         acquirer: new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), new MemorySettlementLedger(), () =>
           clock.now(),
         ),
-      },
-    );
-    store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
-    ({ merchant } = await services.merchants.createMerchant({
-      merchantId: `hot_${dialect}`,
-      country: 'DK',
-      currency: 'DKK',
-      sandbox: true,
-      webhookUrl: 'https://shop.example/hook',
-    }));
+      }),
+    });
+    ({ database, services, store, merchant } = h);
   });
-  afterAll(async () => {
-    services?.threeDSSimulator?.stop();
-    await database?.drop();
-  });
+  afterAll(async () => h?.close());
 
   const direct = (extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
     merchantId: merchant.merchantId,

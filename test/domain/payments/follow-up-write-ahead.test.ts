@@ -4,8 +4,7 @@
  * acquirer (with faults injected around it) and a settable clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServices, type Services } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config/config.js';
+import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import { FollowUpRecovery } from '../../../src/domain/payments/follow-up-recovery.js';
 import { FollowUpService, type FollowUpServiceDeps } from '../../../src/domain/payments/follow-up-service.js';
@@ -19,15 +18,13 @@ import {
 } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
-import { migrateToLatest } from '../../../src/storage/create-db.js';
-import { KyselyStore } from '../../../src/storage/kysely-store.js';
-import { WebhookSecretBox } from '../../../src/storage/webhook-secret-box.js';
+import type { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { testPan } from '../../helpers/cards.js';
-import { DIALECTS, type FreshDatabase, freshDatabase } from '../../helpers/dialects.js';
+import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
+import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
 import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
 
 const PUBLIC_URL = 'https://kassa.test';
-const DATA_KEY = 'test-data-key-test-data-key-test-data-key-0123';
 const HOUR = 3_600_000;
 
 /** What the fault-injecting acquirer does with the next follow-up. */
@@ -64,15 +61,8 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
   let deps: FollowUpServiceDeps;
   let recovery: FollowUpRecovery;
 
+  let h: ServiceHarness;
   beforeAll(async () => {
-    database = await freshDatabase(dialect);
-    await migrateToLatest(database.db);
-    const config = loadConfig({
-      KASSA_PUBLIC_URL: PUBLIC_URL,
-      KASSA_DATA_KEY: DATA_KEY,
-      KASSA_DATA_DIR: '/nonexistent',
-    });
-    simulator = new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), ledger, () => clock.now());
     const acquirer: Acquirer = {
       authorize: (r) => simulator.authorize(r),
       capture: faulty((r) => simulator.capture(r)),
@@ -80,13 +70,14 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
       reverse: faulty((r) => simulator.reverse(r)),
       inquire: (xId) => simulator.inquire(xId),
     };
-    services = buildServices(
-      config,
-      database.db,
-      { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
-      { clock, acquirer, followUpRecovery: { pendingAfterMs: 30_000 } },
-    );
-    store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
+    h = await startServiceHarness(dialect, {
+      merchantId: `wa_${dialect}`,
+      overrides: (config) => {
+        simulator = new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), ledger, () => clock.now());
+        return { clock, acquirer, followUpRecovery: { pendingAfterMs: 30_000 } };
+      },
+    });
+    ({ database, services, store, merchant } = h);
     deps = {
       store,
       clock,
@@ -95,17 +86,8 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
       publicUrl: PUBLIC_URL,
     };
     recovery = services.followUpRecovery;
-    ({ merchant } = await services.merchants.createMerchant({
-      merchantId: `wa_${dialect}`,
-      country: 'DK',
-      currency: 'DKK',
-      sandbox: true,
-    }));
   });
-  afterAll(async () => {
-    services?.threeDSSimulator?.stop();
-    await database?.drop();
-  });
+  afterAll(async () => h?.close());
 
   const authorized = async (extra: Partial<CreatePaymentCommand> = {}): Promise<Payment> => {
     const p = await services.payments.createDirectPayment(merchant, {

@@ -4,24 +4,22 @@
  * The HTTPS tests (test/flows, test/hosted) are the thinner layer on top.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildServices, type Services } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config/config.js';
+import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
-import { migrateToLatest } from '../../../src/storage/create-db.js';
-import { KyselyStore } from '../../../src/storage/kysely-store.js';
-import { WebhookSecretBox } from '../../../src/storage/webhook-secret-box.js';
+import type { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { testPan } from '../../helpers/cards.js';
-import { DIALECTS, type FreshDatabase, freshDatabase } from '../../helpers/dialects.js';
+import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
+import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
 import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
 
 const PUBLIC_URL = 'https://kassa.test';
-const DATA_KEY = 'test-data-key-test-data-key-test-data-key-0123';
 
 describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
+  let h: ServiceHarness;
   let database: FreshDatabase;
   let services: Services;
   let store: KyselyStore;
@@ -31,36 +29,18 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
   const ledger = new MemorySettlementLedger();
 
   beforeAll(async () => {
-    database = await freshDatabase(dialect);
-    await migrateToLatest(database.db);
-    const config = loadConfig({
-      KASSA_PUBLIC_URL: PUBLIC_URL,
-      KASSA_DATA_KEY: DATA_KEY,
-      KASSA_DATA_DIR: '/nonexistent',
-    });
-    services = buildServices(
-      config,
-      database.db,
-      { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: DATA_KEY },
-      {
+    h = await startServiceHarness(dialect, {
+      merchantId: `svc_${dialect}`,
+      overrides: (config) => ({
         clock,
         threeDSSimulator: { decoupledDelayMs: 200, resultsRetryDelayMs: 200 },
         acquirer: new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), ledger, () => clock.now()),
-      },
-      { onPaymentFinal: (p) => returned.push(p.payId) },
-    );
-    store = new KyselyStore(database.db.kysely, new WebhookSecretBox(DATA_KEY));
-    ({ merchant } = await services.merchants.createMerchant({
-      merchantId: `svc_${dialect}`,
-      country: 'DK',
-      currency: 'DKK',
-      sandbox: true,
-    }));
+      }),
+      hooks: { onPaymentFinal: (p) => returned.push(p.payId) },
+    });
+    ({ database, services, store, merchant } = h);
   });
-  afterAll(async () => {
-    services?.threeDSSimulator?.stop();
-    await database?.drop();
-  });
+  afterAll(async () => h?.close());
 
   const direct = (pan: string, extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
     merchantId: merchant.merchantId,
