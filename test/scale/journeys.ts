@@ -4,7 +4,6 @@
  * the next live node with the same Idempotency-Key, as a merchant's client retries through the balancer.
  */
 import { randomUUID } from 'node:crypto';
-import { completeBrowserChallenge } from '../e2e/threeds/three-ds-driver.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { FormClient, formWithAction, type PageForm } from '../helpers/form-client.js';
 import { followToMerchant } from '../helpers/hosted-client.js';

@@ -16,7 +16,6 @@ import { testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../helpers/service-harness.js';
 
-
 describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
   let h: ServiceHarness;
   let database: FreshDatabase;

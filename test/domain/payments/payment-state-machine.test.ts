@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ErrorCode, KassaError } from '../../../src/domain/errors/error-catalogue.js';
-import { planFollowUp } from '../../../src/domain/payments/follow-up-service.js';
+import { planFollowUp } from '../../../src/domain/payments/follow-up-plan.js';
 import type { PaymentStatus } from '../../../src/domain/payments/payment.js';
 import {
   FORBIDDEN_FOLLOW_UP_CODES,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KassaError } from '../../../src/domain/errors/error-catalogue.js';
-import { applyFollowUp, planFollowUp } from '../../../src/domain/payments/follow-up-service.js';
+import { applyFollowUp, planFollowUp } from '../../../src/domain/payments/follow-up-plan.js';
 import type { Payment } from '../../../src/domain/payments/payment.js';
 import {
   captureSurchargeShare,
