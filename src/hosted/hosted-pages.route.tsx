@@ -10,7 +10,7 @@ import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js
 import type { Clock } from '../domain/ports/clock.js';
 import { isHexId } from '../domain/ports/id-generator.js';
 import { browserInfoOf } from './browser-info.js';
-import { type Form, formFields, pathParam } from './form-fields.js';
+import { formFields, pathParam } from './form-fields.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
 import type { HostedLinks } from './links.js';
 import { MerchantHeader, type MerchantTexts, merchantTextsOf } from './merchant-texts.js';

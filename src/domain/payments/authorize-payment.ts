@@ -87,7 +87,7 @@ export async function authenticateAndAuthorize(
   threeDSCompInd?: 'Y' | 'N' | 'U',
   lookedUp?: { range: CardRangeData | undefined },
 ): Promise<Payment> {
-  const { store, clock, links } = deps;
+  const { clock, links } = deps;
   let payment = pending;
   let outcome: AuthenticationOutcome;
   try {
