@@ -19,6 +19,8 @@ export interface NotificationDeliverySettings {
   leaseMs: number;
   /** Host name resolution of the SSRF guard (tests stub it). Default the system resolver. */
   resolveAll: ResolveAll;
+  /** Ports no notification may reach: the database's and Redis's (config `internalPorts`). */
+  forbiddenPorts: readonly number[];
   /** Jitter source. Default Math.random. */
   random: () => number;
   /** Replaces the undici sender (tests). */
@@ -44,7 +46,12 @@ export function createNotificationDelivery(
 ): NotificationDelivery {
   const timeoutMs = settings.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const sender =
-    settings.sender ?? new UndiciWebhookSender({ timeoutMs, resolveAll: settings.resolveAll ?? systemResolveAll });
+    settings.sender ??
+    new UndiciWebhookSender({
+      timeoutMs,
+      resolveAll: settings.resolveAll ?? systemResolveAll,
+      forbiddenPorts: settings.forbiddenPorts,
+    });
   const dispatcher = new OutboxDispatcher({
     repository,
     sender,

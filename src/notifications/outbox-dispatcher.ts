@@ -135,13 +135,27 @@ export class OutboxDispatcher {
       const next = nextAttemptAt(attemptsMade, clock.now(), random);
       outcome = next ? { status: 'PENDING', nextAttemptAt: next } : { status: 'FAILED' };
       log?.info(
-        { notificationId: claim.id, attemptsMade, httpStatus: result.httpStatus, error: result.error, outcome },
+        {
+          notificationId: claim.id,
+          attemptsMade,
+          httpStatus: result.httpStatus,
+          error: result.error,
+          detail: result.detail,
+          outcome,
+        },
         'notification delivery attempt failed',
       );
     }
     this.options.onAttempt?.(outcome.status);
     await new Promise<void>((done) => {
-      this.unrecorded.push({ record: { claim, attempt: { attemptedAt, ...result }, outcome }, done });
+      this.unrecorded.push({
+        record: {
+          claim,
+          attempt: { attemptedAt, httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs },
+          outcome,
+        },
+        done,
+      });
       this.flush();
     });
   }

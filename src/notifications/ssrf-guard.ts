@@ -1,6 +1,11 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isIpLiteral, isNonPublicAddress, isNonPublicHostLiteral } from '../domain/notifications/address-policy.js';
+import {
+  isIpLiteral,
+  isNonPublicAddress,
+  isNonPublicHostLiteral,
+  isSandboxReachable,
+} from '../domain/notifications/address-policy.js';
 
 /** Resolves a host name to every address it has (like `dns.lookup(host, { all: true })`). */
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
@@ -8,7 +13,10 @@ export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
 /** The operating system's resolver (getaddrinfo: /etc/hosts, then DNS), every address, in the resolver's order. */
 export const systemResolveAll: ResolveAll = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
-/** A delivery refused by the SSRF guard (DESIGN.md §5). Its message says why; it is logged as the attempt's error. */
+/**
+ * A delivery refused by the SSRF guard (DESIGN.md §5). Its message says why, with the address: it goes to the server
+ * log only; the merchant's delivery log says `address not allowed` (webhook-sender.ts).
+ */
 export class SsrfRefusedError extends Error {
   readonly code = 'KASSA_SSRF_REFUSED';
   constructor(message: string) {
@@ -17,15 +25,31 @@ export class SsrfRefusedError extends Error {
   }
 }
 
+/** The port a URL connects to (its explicit port, else the scheme's default). */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
+}
+
 /**
- * What needs no DNS: the scheme (https; http only when `allowPrivate`) and host names that are non-public by
- * themselves (`localhost`, non-public IP literals).
+ * What needs no DNS: the scheme (https; http only for sandbox merchants), the port (never one of `forbiddenPorts`:
+ * the database's and Redis's, whoever the merchant is) and host names that are non-public by themselves
+ * (`localhost`, non-public IP literals: production merchants; link-local literals: sandbox merchants too).
+ * @param allowPrivate true for a sandbox merchant (loopback and private networks allowed for development).
  * @throws SsrfRefusedError
  */
-export function checkTargetUrl(url: URL, allowPrivate: boolean): void {
+export function checkTargetUrl(url: URL, allowPrivate: boolean, forbiddenPorts: readonly number[] = []): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new SsrfRefusedError(`${url.protocol} is not http(s)`);
-  if (allowPrivate) return;
+  if (forbiddenPorts.includes(portOf(url))) {
+    throw new SsrfRefusedError(`port ${portOf(url)} is the database's or Redis's port`);
+  }
+  if (allowPrivate) {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIpLiteral(host) && !isSandboxReachable(host)) {
+      throw new SsrfRefusedError(`${url.hostname} is a link-local, metadata or reserved address`);
+    }
+    return;
+  }
   if (url.protocol !== 'https:') throw new SsrfRefusedError('http targets are allowed for sandbox merchants only');
   if (isNonPublicHostLiteral(url.hostname)) {
     throw new SsrfRefusedError(`${url.hostname} is a loopback or private address (sandbox merchants only)`);
@@ -35,8 +59,9 @@ export function checkTargetUrl(url: URL, allowPrivate: boolean): void {
 /**
  * Resolves `hostname` and returns its addresses when delivery may connect to them: for a production merchant every
  * address must be public, so that a name with one private address among public ones (or a rebinding DNS server)
- * cannot steer a request inside. IP literals are returned as they are, after the same check.
- * @throws SsrfRefusedError when an address is not public (and `allowPrivate` is false) or the name has no address.
+ * cannot steer a request inside. A sandbox merchant (`allowPrivate`) may reach loopback and private addresses, never
+ * link-local or metadata ones (`isSandboxReachable`). IP literals are returned as they are, after the same check.
+ * @throws SsrfRefusedError when an address is refused or the name has no address.
  */
 export async function resolveCheckedAddresses(
   hostname: string,
@@ -48,13 +73,13 @@ export async function resolveCheckedAddresses(
     ? [{ address: host, family: host.includes(':') ? 6 : 4 }]
     : await resolveAll(host);
   if (addresses.length === 0) throw new SsrfRefusedError(`${hostname} has no address`);
-  if (!allowPrivate) {
-    const bad = addresses.find((a) => isNonPublicAddress(a.address));
-    if (bad) {
-      throw new SsrfRefusedError(
-        `${hostname} resolves to ${bad.address}, a loopback or private address (sandbox merchants only)`,
-      );
-    }
+  const bad = addresses.find((a) => (allowPrivate ? !isSandboxReachable(a.address) : isNonPublicAddress(a.address)));
+  if (bad) {
+    throw new SsrfRefusedError(
+      allowPrivate
+        ? `${hostname} resolves to ${bad.address}, a link-local, metadata or reserved address`
+        : `${hostname} resolves to ${bad.address}, a loopback or private address (sandbox merchants only)`,
+    );
   }
   return addresses;
 }

@@ -7,7 +7,13 @@ import { signWebhook } from './webhook-signer.js';
 /** The result of one delivery attempt: the HTTP status, or the error (network, timeout, SSRF refusal). */
 export interface SendResult {
   httpStatus?: number;
+  /**
+   * What the merchant's delivery log shows: `address not allowed`, `connection failed` or `timeout: …`, never an
+   * address, a resolved name or a socket error code (they would map Kassa's network for whoever reads the log).
+   */
   error?: string;
+  /** The internal cause of `error` (socket error code, refused address): for the server log only. */
+  detail?: string;
   /** Milliseconds, measured on the monotonic clock. */
   durationMs: number;
 }
@@ -23,27 +29,42 @@ export interface UndiciWebhookSenderOptions {
   /** An answer (status line, headers and body) must arrive within this many milliseconds. */
   timeoutMs: number;
   resolveAll: ResolveAll;
+  /** Ports no notification may reach (the database's, Redis's): `checkTargetUrl`. */
+  forbiddenPorts?: readonly number[];
   userAgent?: string;
 }
 
-/** The innermost message of an error chain (undici wraps socket errors). */
-function describeError(error: unknown, timeoutMs: number): string {
+/** Texts of the merchant's delivery log. */
+export const DELIVERY_ERRORS = {
+  refused: 'address not allowed',
+  failed: 'connection failed',
+} as const;
+
+/**
+ * The merchant-facing error of a failed attempt and its internal detail (the innermost message of the error chain:
+ * undici wraps socket errors). A refused target and a closed port read alike to the merchant only when refused:
+ * blocked targets are never connected to, so nothing about them (403 of a metadata service, ECONNREFUSED of a closed
+ * port) can show.
+ */
+function describeError(error: unknown, timeoutMs: number): { error: string; detail: string } {
   let e: unknown = error;
   for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
-    if (e instanceof SsrfRefusedError) return `refused: ${e.message}`;
-    if (e.name === 'TimeoutError' || e.name === 'AbortError')
-      return `timeout: no complete answer within ${timeoutMs} ms`;
+    if (e instanceof SsrfRefusedError) return { error: DELIVERY_ERRORS.refused, detail: `refused: ${e.message}` };
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+      const text = `timeout: no complete answer within ${timeoutMs} ms`;
+      return { error: text, detail: text };
+    }
     if (!e.cause) break;
     e = e.cause;
   }
   const err = e as { code?: string; message?: string };
-  return [err.code, err.message].filter(Boolean).join(': ') || String(e);
+  return { error: DELIVERY_ERRORS.failed, detail: [err.code, err.message].filter(Boolean).join(': ') || String(e) };
 }
 
 /**
  * Delivers over undici: POST of the stored JSON with the Standard Webhooks headers. Production merchants go through
- * an agent whose connections only reach addresses the SSRF guard accepted; sandbox merchants may reach http and
- * private addresses. Redirects are not followed (a 3xx is a failed attempt).
+ * an agent whose connections only reach addresses the SSRF guard accepted; sandbox merchants may reach http, loopback
+ * and private addresses, never link-local (metadata) ones. Redirects are not followed (a 3xx is a failed attempt).
  */
 export class UndiciWebhookSender implements WebhookSender {
   private readonly guarded: Agent;
@@ -65,7 +86,7 @@ export class UndiciWebhookSender implements WebhookSender {
     const elapsed = () => performance.now() - started;
     try {
       const url = new URL(n.targetUrl);
-      checkTargetUrl(url, n.sandbox);
+      checkTargetUrl(url, n.sandbox, this.options.forbiddenPorts);
       const res = await request(url, {
         method: 'POST',
         dispatcher: n.sandbox ? this.sandbox : this.guarded,
@@ -80,7 +101,7 @@ export class UndiciWebhookSender implements WebhookSender {
       await res.body.dump({ limit: 64 * 1024 }); // bytes: the answer's content is ignored
       return { httpStatus: res.statusCode, durationMs: elapsed() };
     } catch (error) {
-      return { error: describeError(error, this.options.timeoutMs), durationMs: elapsed() };
+      return { ...describeError(error, this.options.timeoutMs), durationMs: elapsed() };
     }
   }
 

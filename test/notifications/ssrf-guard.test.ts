@@ -84,3 +84,47 @@ describe('SSRF guard at delivery (DESIGN.md §5)', () => {
     expect(rebinding).toHaveBeenCalledTimes(3); // once per connection, and that answer is the one used
   });
 });
+
+describe('SSRF guard: IPv6 forms embedding IPv4, sandbox limits, internal ports (issue 9)', () => {
+  // Security: every IPv6 spelling that reaches an IPv4 address is judged by that IPv4 address.
+  it.each([
+    '::ffff:0:7f00:1', // IPv4-translated (RFC 6145) 127.0.0.1
+    '::ffff:0:a00:1', // IPv4-translated 10.0.0.1
+    '::ffff:169.254.169.254',
+    '2002:7f00:1::1', // 6to4 of 127.0.0.1
+    '2002:a9fe:a9fe::1', // 6to4 of 169.254.169.254
+    '64:ff9b::a9fe:a9fe', // NAT64 of 169.254.169.254
+    '64:ff9b:1::a00:1', // local-use NAT64 (RFC 8215)
+    '2001:0:7f00:1:0:0:f5ff:fffe', // Teredo, server 127.0.0.1
+    '2001:0:5db8:d822:8000:0:80ff:fffe', // Teredo, client 127.0.0.1
+    '::7f00:1', // IPv4-compatible 127.0.0.1
+  ])('a production merchant may not deliver to %s', async (ip) => {
+    await expect(resolveCheckedAddresses(`[${ip}]`, false, resolver)).rejects.toBeInstanceOf(SsrfRefusedError);
+  });
+
+  it('an IPv6 form embedding a public IPv4 address is public', async () => {
+    await expect(resolveCheckedAddresses('[2002:5db8:d822::1]', false, resolver)).resolves.toHaveLength(1);
+  });
+
+  // Security: sandbox merchants keep loopback for development, never the metadata services.
+  it.each(['169.254.169.254', '[fe80::1]', '[fd00:ec2::254]', '[::ffff:169.254.169.254]', 'metadata.example'])(
+    'a sandbox merchant may not deliver to %s',
+    async (host) => {
+      await expect(resolveCheckedAddresses(host, true, resolver)).rejects.toBeInstanceOf(SsrfRefusedError);
+    },
+  );
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data', true],
+    ['http://[fe80::1]:8080/hook', true],
+    ['http://127.0.0.1:5432/hook', true],
+    ['https://shop.example:6379/hook', false],
+    ['http://localhost:5432/', true],
+  ])('the URL %s is refused before any connection (sandbox %s)', (url, sandbox) => {
+    expect(() => checkTargetUrl(new URL(url), sandbox, [5432, 6379])).toThrow(SsrfRefusedError);
+  });
+
+  it('a sandbox merchant may still deliver to loopback on another port', () => {
+    expect(() => checkTargetUrl(new URL('http://127.0.0.1:3000/hook'), true, [5432, 6379])).not.toThrow();
+  });
+});

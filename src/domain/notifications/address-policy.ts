@@ -1,117 +1,103 @@
 /**
- * Which network addresses Kassa may send a merchant's notifications to (DESIGN.md §4, §5: SSRF guard).
- * Pure string parsing, so that the domain's URL check and the dispatcher's resolved-address check share one rule.
+ * Which network addresses Kassa may send a merchant's notifications to (DESIGN.md §4, §5: SSRF guard). Range checks
+ * by ipaddr.js (the IANA special-purpose registries, RFC 6890), so that the domain's URL check and the dispatcher's
+ * resolved-address check share one rule.
  */
+import ipaddr from 'ipaddr.js';
 
-/** An IPv4 range as a 32-bit base and a prefix length. */
-type V4Range = readonly [base: number, prefix: number];
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** Non-public IPv4 ranges (RFC 6890 special-purpose registry, the ones an attacker could aim at). */
-const NON_PUBLIC_V4: readonly V4Range[] = [
-  [ipv4ToInt('0.0.0.0'), 8], // "this network", includes 0.0.0.0
-  [ipv4ToInt('10.0.0.0'), 8], // RFC 1918
-  [ipv4ToInt('100.64.0.0'), 10], // RFC 6598 carrier-grade NAT
-  [ipv4ToInt('127.0.0.0'), 8], // loopback
-  [ipv4ToInt('169.254.0.0'), 16], // link-local, cloud metadata endpoints
-  [ipv4ToInt('172.16.0.0'), 12], // RFC 1918
-  [ipv4ToInt('192.0.0.0'), 24], // IETF protocol assignments
-  [ipv4ToInt('192.168.0.0'), 16], // RFC 1918
-  [ipv4ToInt('198.18.0.0'), 15], // benchmarking
-  [ipv4ToInt('224.0.0.0'), 4], // multicast
-  [ipv4ToInt('240.0.0.0'), 4], // reserved, includes 255.255.255.255
-];
-
-function ipv4ToInt(ip: string): number {
-  const parts = ip.split('.').map(Number);
-  return (((parts[0] ?? 0) << 24) | ((parts[1] ?? 0) << 16) | ((parts[2] ?? 0) << 8) | (parts[3] ?? 0)) >>> 0;
-}
-
-/** Dotted-quad IPv4 (four decimal octets 0–255), as URL parsers and resolvers print it. */
-function parseIpv4(ip: string): number | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
-  if (!m) return undefined;
-  const octets = m.slice(1).map(Number);
-  if (octets.some((o) => o > 255)) return undefined;
-  return ipv4ToInt(ip);
-}
-
-/** Parses an IPv6 literal (with `::`, an embedded IPv4 tail, or a zone id) into 8 hextets. */
-function parseIpv6(input: string): number[] | undefined {
-  let ip = input.replace(/%.*$/, '');
-  if (!ip.includes(':')) return undefined;
-  const tail: number[] = [];
-  const v4 = /(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(ip);
-  if (v4?.[1]) {
-    const n = parseIpv4(v4[1]);
-    if (n === undefined) return undefined;
-    tail.push(n >>> 16, n & 0xffff);
-    ip = `${ip.slice(0, -v4[1].length)}x`; // placeholder keeps "::" detection intact
+/** Parses an IPv4 or IPv6 literal (brackets and an IPv6 zone id allowed); undefined when it is not one. */
+function parse(ip: string): Address | undefined {
+  const bare = ip.replace(/^\[(.*)\]$/, '$1');
+  // Only the four-part dotted quad is an IPv4 literal here (ipaddr.js would also read `127.1` or `0x7f000001`; URL
+  // parsers normalise those before they get here, resolvers never print them).
+  if (!bare.includes(':') && !/^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)) return undefined;
+  try {
+    return ipaddr.parse(bare);
+  } catch {
+    return undefined;
   }
-  const halves = ip.split('::');
-  if (halves.length > 2) return undefined;
-  const toHextets = (s: string): number[] | undefined => {
-    if (s === '') return [];
-    const out: number[] = [];
-    for (const h of s.split(':')) {
-      if (h === 'x') continue;
-      if (!/^[0-9a-f]{1,4}$/i.test(h)) return undefined;
-      out.push(Number.parseInt(h, 16));
-    }
-    return out;
-  };
-  const head = toHextets(halves[0] ?? '');
-  const rest = halves.length === 2 ? toHextets(halves[1] ?? '') : [];
-  if (!head || !rest) return undefined;
-  if (halves.length === 2) {
-    const missing = 8 - head.length - rest.length - tail.length;
-    if (missing < 1) return undefined;
-    return [...head, ...new Array<number>(missing).fill(0), ...rest, ...tail];
-  }
-  const all = [...head, ...tail];
-  return all.length === 8 ? all : undefined;
 }
 
-function isNonPublicV4(n: number): boolean {
-  return NON_PUBLIC_V4.some(([base, prefix]) => (prefix === 0 ? true : n >>> (32 - prefix) === base >>> (32 - prefix)));
+/** Builds an IPv4 address from 32 bits given as two 16-bit parts. */
+function v4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
-function isNonPublicV6(h: number[]): boolean {
-  const [h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0, h6 = 0, h7 = 0] = h;
-  const upperZero = h0 === 0 && h1 === 0 && h2 === 0 && h3 === 0 && h4 === 0;
-  if (upperZero && h5 === 0 && h6 === 0 && (h7 === 0 || h7 === 1)) return true; // :: and ::1
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses reach the embedded IPv4 address.
-  if (upperZero && (h5 === 0xffff || h5 === 0)) return isNonPublicV4(((h6 << 16) | h7) >>> 0);
-  // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address through a translator.
-  if (h0 === 0x64 && h1 === 0xff9b && h2 === 0 && h3 === 0 && h4 === 0 && h5 === 0) {
-    return isNonPublicV4(((h6 << 16) | h7) >>> 0);
+/**
+ * The IPv4 addresses an IPv6 address reaches or stands for: IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated
+ * `::ffff:0:a.b.c.d` (RFC 6145), IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` (RFC 6052), 6to4 `2002::/16`
+ * (RFC 3056: the 6to4 router) and Teredo `2001::/32` (RFC 4380: the server, and the client's address inverted).
+ */
+function embeddedV4(ip: ipaddr.IPv6): ipaddr.IPv4[] {
+  const [h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0, h6 = 0, h7 = 0] = ip.parts;
+  switch (ip.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return [v4Of(h6, h7)];
+    case '6to4':
+      return [v4Of(h1, h2)];
+    case 'teredo':
+      return [v4Of(h2, h3), v4Of(h6 ^ 0xffff, h7 ^ 0xffff)];
   }
-  if ((h0 & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
-  if ((h0 & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-  if ((h0 & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated, still routable inside sites)
-  if ((h0 & 0xff00) === 0xff00) return true; // ff00::/8 multicast
-  return false;
+  const compatible = h0 === 0 && h1 === 0 && h2 === 0 && h3 === 0 && h4 === 0 && h5 === 0;
+  if (compatible && ip.range() === 'unicast') return [v4Of(h6, h7)]; // ::a.b.c.d (not :: or ::1)
+  return [];
+}
+
+const NAT64_LOCAL = ipaddr.parseCIDR('64:ff9b:1::/48'); // RFC 8215: local-use NAT64, the IPv4 position varies
+
+/** Whether an address is public unicast: neither special-purpose itself nor embedding a non-public IPv4 address. */
+function isPublic(address: Address): boolean {
+  if (address.kind() === 'ipv4') return address.range() === 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  if (v6.match(NAT64_LOCAL)) return false;
+  const embedded = embeddedV4(v6);
+  if (embedded.length > 0) return embedded.every((v4) => v4.range() === 'unicast');
+  return v6.range() === 'unicast';
 }
 
 /** Whether `ip` is an IP address literal (IPv4 dotted quad or IPv6, brackets allowed). */
 export function isIpLiteral(ip: string): boolean {
-  const bare = ip.replace(/^\[(.*)\]$/, '$1');
-  return parseIpv4(bare) !== undefined || parseIpv6(bare) !== undefined;
+  return parse(ip) !== undefined;
 }
 
 /**
- * Whether `ip` (an IPv4 or IPv6 literal, brackets allowed) is loopback, private, link-local, unspecified or otherwise
- * not a public unicast address: 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0/8, multicast and
- * reserved ranges, ::, ::1, fc00::/7, fe80::/10, ff00::/8, and IPv4-mapped/NAT64 forms of the IPv4 ones.
- * Unparseable input counts as non-public: the guard fails closed.
+ * Whether `ip` (an IPv4 or IPv6 literal, brackets allowed) is anything but a public unicast address: loopback,
+ * RFC 1918 private, link-local (169.254/16, the cloud metadata endpoints), carrier-grade NAT, unspecified, multicast,
+ * broadcast, documentation and other reserved ranges, ::1, fc00::/7 (including fd00:ec2::254), fe80::/10, and the IPv6
+ * forms embedding a non-public IPv4 address (`embeddedV4`). Unparseable input counts as non-public: the guard fails
+ * closed.
  */
 export function isNonPublicAddress(ip: string): boolean {
-  const bare = ip.replace(/^\[(.*)\]$/, '$1');
-  const v4 = parseIpv4(bare);
-  if (v4 !== undefined) return isNonPublicV4(v4);
-  const v6 = parseIpv6(bare);
-  if (v6) return isNonPublicV6(v6);
-  return true;
+  const address = parse(ip);
+  return address === undefined || !isPublic(address);
 }
+
+/**
+ * Whether a sandbox merchant may reach `ip` (DESIGN.md §5): public addresses, and loopback and private ones for
+ * development, but never link-local addresses (169.254/16, fe80::/10: cloud metadata services), the metadata
+ * services' other addresses (fd00:ec2::254), unspecified, multicast or broadcast, nor those reached through an IPv6
+ * form embedding one. Unparseable input is refused.
+ */
+export function isSandboxReachable(ip: string): boolean {
+  const address = parse(ip);
+  if (address === undefined) return false;
+  if (isPublic(address)) return true;
+  const targets =
+    address.kind() === 'ipv6' && embeddedV4(address as ipaddr.IPv6).length > 0
+      ? embeddedV4(address as ipaddr.IPv6)
+      : [address];
+  return targets.every((a) => {
+    if (a.kind() === 'ipv6' && a.toNormalizedString() === 'fd00:ec2:0:0:0:0:0:254') return false;
+    return SANDBOX_RANGES.has(a.range());
+  });
+}
+
+/** Non-public ranges a sandbox merchant may reach for development: loopback, private and unique-local networks. */
+const SANDBOX_RANGES = new Set(['unicast', 'loopback', 'private', 'carrierGradeNat', 'uniqueLocal']);
 
 /**
  * Whether a URL host name (as `new URL(…).hostname` gives it, so IPv4 shorthands are already normalised) names a

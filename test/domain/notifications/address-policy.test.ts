@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkMerchantUrl } from '../../../src/domain/merchants/merchant-url.js';
-import { isNonPublicAddress, isNonPublicHostLiteral } from '../../../src/domain/notifications/address-policy.js';
+import {
+  isNonPublicAddress,
+  isNonPublicHostLiteral,
+  isSandboxReachable,
+} from '../../../src/domain/notifications/address-policy.js';
 
 // Security (SSRF, DESIGN.md §5): these addresses must never be reachable for a production merchant.
 const NON_PUBLIC = [
@@ -30,6 +34,12 @@ const NON_PUBLIC = [
   '::ffff:7f00:1',
   '::ffff:10.1.2.3',
   '64:ff9b::a00:1',
+  '::ffff:0:7f00:1', // IPv4-translated (RFC 6145)
+  '::ffff:0:a9fe:a9fe',
+  '2002:c0a8:101::1', // 6to4 of 192.168.1.1
+  '64:ff9b:1::808:808', // local-use NAT64 (RFC 8215): refused whatever it embeds
+  '2001:0:7f00:1::1', // Teredo with a loopback server
+  '2001:db8::1', // documentation (RFC 3849)
   'not-an-ip',
 ];
 const PUBLIC = [
@@ -39,7 +49,8 @@ const PUBLIC = [
   '172.32.0.1',
   '192.169.0.1',
   '2606:4700::1111',
-  '2001:db8::1',
+  '2002:808:808::1', // 6to4 of 8.8.8.8
+  '64:ff9b::808:808', // NAT64 of 8.8.8.8
 ];
 
 describe('address policy', () => {
@@ -60,6 +71,33 @@ describe('address policy', () => {
     ['93.184.216.34', false],
   ])('host %s is non-public by itself: %s', (host, expected) => {
     expect(isNonPublicHostLiteral(host)).toBe(expected);
+  });
+});
+
+describe('sandbox address policy', () => {
+  // Security: loopback and private networks stay reachable for development; metadata services never are.
+  it.each(['127.0.0.1', '::1', '10.1.2.3', '192.168.0.10', 'fd12::1', '::ffff:127.0.0.1', '93.184.216.34'])(
+    'a sandbox merchant may reach %s',
+    (ip) => {
+      expect(isSandboxReachable(ip)).toBe(true);
+    },
+  );
+
+  it.each([
+    '169.254.169.254',
+    '169.254.0.1',
+    'fe80::1',
+    'fe80::a9fe:a9fe%eth0',
+    'fd00:ec2::254',
+    '::ffff:169.254.169.254',
+    '2002:a9fe:a9fe::1',
+    '0.0.0.0',
+    '::',
+    '224.0.0.1',
+    '255.255.255.255',
+    'not-an-ip',
+  ])('a sandbox merchant may not reach %s', (ip) => {
+    expect(isSandboxReachable(ip)).toBe(false);
   });
 });
 
