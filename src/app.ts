@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config/config.js';
+import { type Config, describeDatabaseLocation, internalPorts, maskUrlPassword } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { StoredCardService } from './domain/cards/stored-card-service.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
@@ -36,8 +36,12 @@ import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
 import { AuthFailureLimit } from './http/auth/failure-limit.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
+import { authenticateFirst } from './http/plugins/auth-first.js';
+import { strictDocsCsp } from './http/plugins/docs-csp.js';
 import { IdempotentReplies } from './http/plugins/idempotency.js';
-import { PROBLEM_JSON, problemErrorHandler, sendProblem } from './http/problem.js';
+import { requireJsonBodies } from './http/plugins/json-body.js';
+import { serializeRequest } from './http/plugins/log-redaction.js';
+import { problemErrorHandler, sendProblem } from './http/problem.js';
 import { adminSurchargeRoutes } from './http/routes/admin-surcharge.route.js';
 import { cardRoutes } from './http/routes/cards.route.js';
 import { followUpRoutes } from './http/routes/follow-ups.route.js';
@@ -73,6 +77,26 @@ import { sealClearWebhookSecrets, WebhookSecretBox } from './storage/webhook-sec
 
 /** Request body limit: payment requests are small. */
 const BODY_LIMIT = 256 * 1024; // 256 KiB
+
+/**
+ * TLS 1.2 cipher suites: ECDHE key exchange with AEAD ciphers only, Mozilla's "intermediate" profile (v5.7) without
+ * its finite-field DHE suites: no static-RSA key exchange (no forward secrecy) and no CBC (padding oracles). TLS 1.3
+ * keeps Node's defaults (all AEAD). PCI DSS 4.2.1 (strong cryptography in transit).
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+/** How often Node checks connections against the request and header timeouts (ms; Node's default is 30 s). */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
+
+/** The JSON APIs' URL prefixes: bodies must be `application/json` (http/plugins/json-body.ts). */
+const JSON_API_PREFIXES = ['/api/', '/admin/'] as const;
 
 /** The merchant API's path prefixes: the seed's `/api/v1` and Paygate's `/api/v2` (paygate-v2-wire.md §1). */
 export const MERCHANT_API_PREFIXES = ['/api/v1', '/api/v2'] as const;
@@ -140,17 +164,46 @@ export const cryptoIds: IdGenerator = {
   randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
 };
 
-/** Opens the configured database (or the override) and brings its schema up to date. */
+/**
+ * Opens the configured database (or the override) and brings its schema up to date.
+ * @throws Error naming DATABASE_URL (password masked, never printed) and the cause when the database cannot be
+ *   reached, opened or migrated: start-up stops with it.
+ */
 export async function openDatabase(config: Config, override?: Db): Promise<Db> {
-  const db =
-    override ??
-    createDb(
-      config.database.dialect === 'sqlite'
-        ? { dialect: 'sqlite', file: config.database.file }
-        : { dialect: 'postgres', url: config.database.url },
+  let db: Db | undefined;
+  try {
+    db =
+      override ??
+      createDb(
+        config.database.dialect === 'sqlite'
+          ? { dialect: 'sqlite', file: config.database.file }
+          : { dialect: 'postgres', url: config.database.url },
+      );
+    await migrateToLatest(db);
+    return db;
+  } catch (error) {
+    if (!override) await db?.close().catch(() => undefined);
+    throw new Error(
+      `cannot open the database at ${describeDatabaseLocation(config)}: ${databaseErrorText(error, config)}`,
+      {
+        cause: error,
+      },
     );
-  await migrateToLatest(db);
-  return db;
+  }
+}
+
+/** The message of a database error with the configured password masked wherever it appears. */
+function databaseErrorText(error: unknown, config: Config): string {
+  const e = error as { code?: unknown; message?: unknown };
+  let text = [typeof e?.code === 'string' ? e.code : '', typeof e?.message === 'string' ? e.message : String(error)]
+    .filter(Boolean)
+    .join(': ');
+  if (config.database.dialect === 'postgres') {
+    const password = URL.canParse(config.database.url) ? decodeURIComponent(new URL(config.database.url).password) : '';
+    if (password) text = text.replaceAll(password, '***');
+    text = text.replaceAll(config.database.url, maskUrlPassword(config.database.url));
+  }
+  return text;
 }
 
 /** Builds the domain services over a database (shared by the server and the CLI). */
@@ -257,17 +310,40 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       ],
       censor: '[redacted]',
     },
+    // Query strings carry secrets (hosted-link tokens, a client_secret sent the wrong way): logged URLs redact them.
+    serializers: { req: serializeRequest },
     ...(overrides.logStream && { stream: overrides.logStream }),
+  };
+  // A client must send its whole request within requestTimeout (headers within headersTimeout): a body trickled a
+  // byte at a time is cut with 408 instead of holding a connection for ever (slowloris).
+  const serverTimeouts = {
+    headersTimeout: config.timeouts.headersMs,
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECKING_INTERVAL_MS, config.timeouts.headersMs),
   };
   const tlsOptions =
     secrets.tls && config.tls.mode === 'on'
-      ? { https: { key: secrets.tls.key, cert: secrets.tls.cert, minVersion: 'TLSv1.2' as const } }
-      : {};
+      ? {
+          https: {
+            key: secrets.tls.key,
+            cert: secrets.tls.cert,
+            minVersion: 'TLSv1.2' as const,
+            ciphers: TLS12_CIPHERS,
+            honorCipherOrder: true,
+            ...serverTimeouts,
+          },
+        }
+      : { http: serverTimeouts };
   const app = Fastify({
     ...tlsOptions,
     logger,
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.tls.mode === 'proxy',
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    // Behind KASSA_TLS=proxy, request.ip is the right-most X-Forwarded-For entry not added by one of the
+    // KASSA_TRUSTED_PROXIES trusted hops; the left-most entries are whatever the client wrote (per-IP limits).
+    trustProxy: (_address: string, hop: number) => config.tls.mode === 'proxy' && hop < config.trustedProxies,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
@@ -283,6 +359,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       ]);
     },
   }) as unknown as FastifyInstance;
+  // Further connections are closed at once beyond the cap (node:net maxConnections), so one client cannot exhaust the
+  // process's file descriptors.
+  if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
   const onRoute = overrides.onRoute;
   if (onRoute) app.addHook('onRoute', (route) => onRoute({ method: route.method, url: route.url }));
 
@@ -348,18 +427,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
     }
   });
+  // After authentication (a route's onRequest hook), before the body is read: JSON APIs take application/json only.
+  app.addHook('preParsing', requireJsonBodies(JSON_API_PREFIXES));
   app.addHook('preValidation', refuseNulCharacters);
   // Merchant API answers carry payment data (card summaries, amounts, customer data): no cache may keep them
   // (RFC 9111 §5.2.2.5; PCI DSS 3.2).
   app.addHook('onSend', async (request, reply) => {
     if (MERCHANT_API_PREFIXES.some((p) => request.url.startsWith(`${p}/`))) reply.header('cache-control', 'no-store');
   });
-  // problem+json bodies must keep their media type; Fastify would otherwise default objects to application/json.
-  // JSON bodies nested deeper than any request shape are refused before anything walks them (http/hostile-input.ts).
+  // JSON bodies nested deeper than any request shape are refused before anything walks them, and bodies naming a
+  // member twice after parsing (http/hostile-input.ts); prototype poisoning is refused by Fastify's parser.
   const jsonParser = depthLimitedJsonParser(app.getDefaultJsonParser('error', 'ignore'));
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
-  app.addContentTypeParser(PROBLEM_JSON, { parseAs: 'string' }, jsonParser);
 
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   await app.register(formbody);
@@ -417,7 +497,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // by test/compat against the JSON Schemas; response schemas document them. Plain JSON.stringify sends them: the same
   // bytes as an Idempotency-Key replay, and no serializer to compile per route and status (docs/architecture.md).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The API docs page gets a strict CSP: its own scripts (and swagger-ui's inline ones by hash) only, no framing,
+  // no third-party images (the online validator badge is off).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { validatorUrl: null },
+    staticCSP: true,
+    transformStaticCSP: strictDocsCsp,
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, {
@@ -442,7 +529,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     notificationRepository: new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey)).notifications,
     clock,
     notificationRetentionDays: config.notificationRetentionDays,
-    notifications: { leaseMs: config.notificationLeaseMs, ...overrides.notifications },
+    notifications: {
+      leaseMs: config.notificationLeaseMs,
+      forbiddenPorts: internalPorts(config),
+      ...overrides.notifications,
+    },
     onDeliveryAttempt: (outcome) => metrics?.deliveryAttempt(outcome),
   });
   // The merchant API: one route table under both prefixes (paygate-v2-wire.md §1: clients hard-code /api/v2, the seed
@@ -450,6 +541,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   for (const prefix of MERCHANT_API_PREFIXES) {
     await app.register(
       async (api) => {
+        // Authentication first (before the body is parsed or validated): 401 before any 400 or 415.
+        api.addHook('onRoute', authenticateFirst(auth));
         await api.register(paymentRoutes, {
           payments: services.payments,
           hosted: services.hosted,

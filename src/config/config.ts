@@ -27,6 +27,13 @@ export const ConfigSchema = Type.Object({
     default: 'on',
     description: 'on: Kassa terminates TLS; proxy: a TLS-terminating proxy in front sets X-Forwarded-Proto',
   }),
+  KASSA_TRUSTED_PROXIES: Type.Integer({
+    minimum: 0,
+    maximum: 10,
+    default: 0,
+    description:
+      'KASSA_TLS=proxy: number of proxies in front of Kassa whose X-Forwarded-For entries are trusted (right-most first); 0 = the connecting peer is the client',
+  }),
   KASSA_TLS_CERT: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate chain file' })),
   KASSA_TLS_KEY: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file' })),
   KASSA_TOKEN_SECRET: Type.Optional(
@@ -80,6 +87,34 @@ export const ConfigSchema = Type.Object({
       description: 'file the acquirer simulator appends its settlement records to (JSON lines); shared by nodes',
     }),
   ),
+  KASSA_REQUEST_TIMEOUT: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 30,
+    description: 'seconds a client has to send a whole request (headers and body); slower ones are cut with 408',
+  }),
+  KASSA_HEADERS_TIMEOUT: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 10,
+    description: 'seconds a client has to send the request headers (at most KASSA_REQUEST_TIMEOUT)',
+  }),
+  KASSA_KEEP_ALIVE_TIMEOUT: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 5,
+    description: 'seconds an idle keep-alive connection stays open',
+  }),
+  KASSA_MAX_CONNECTIONS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 10_000,
+    description: 'open connections a process accepts at most (further ones are closed at once); 0 = no cap',
+  }),
+  KASSA_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'on: the first start with an empty database creates the sandbox merchant "demo"; off: it does not',
+  }),
   KASSA_REDIS_URL: Type.Optional(
     Type.String({
       pattern: '^rediss?://.+',
@@ -107,6 +142,17 @@ export interface Config {
   /** Without a trailing slash. */
   publicUrl: string;
   tls: TlsConfig;
+  /**
+   * Proxy hops in front of Kassa whose `X-Forwarded-For` entries are trusted (KASSA_TLS=proxy only; 0 otherwise):
+   * the client address is the right-most entry not added by one of them, never a client-supplied left-most one.
+   */
+  trustedProxies: number;
+  /** Server timeouts in milliseconds (node:http `requestTimeout`, `headersTimeout`, `keepAliveTimeout`). */
+  timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
+  /** Connections one process accepts at once (node:net `maxConnections`); 0 = no cap. */
+  maxConnections: number;
+  /** Whether the first start creates the sandbox merchant `demo` (KASSA_DEMO). */
+  demo: boolean;
   tokenSecret?: string;
   /** Access token lifetime in seconds (spec §4.1 expires_in). */
   tokenTtlSeconds: number;
@@ -157,6 +203,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   if ((raw.KASSA_TLS_CERT === undefined) !== (raw.KASSA_TLS_KEY === undefined)) {
     problems.push('KASSA_TLS_CERT and KASSA_TLS_KEY: set both or neither');
   }
+  if (raw.KASSA_TRUSTED_PROXIES > 0 && raw.KASSA_TLS !== 'proxy') {
+    problems.push('KASSA_TRUSTED_PROXIES: only meaningful with KASSA_TLS=proxy (Kassa terminating TLS has no proxy)');
+  }
+  if (raw.KASSA_HEADERS_TIMEOUT > raw.KASSA_REQUEST_TIMEOUT) {
+    problems.push('KASSA_HEADERS_TIMEOUT: must not exceed KASSA_REQUEST_TIMEOUT');
+  }
   if (raw.KASSA_TLS === 'proxy' && raw.KASSA_TLS_CERT !== undefined) {
     problems.push('KASSA_TLS: proxy mode terminates TLS in the proxy; unset KASSA_TLS_CERT/KASSA_TLS_KEY');
   }
@@ -189,6 +241,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       raw.KASSA_TLS === 'proxy'
         ? { mode: 'proxy' }
         : { mode: 'on', certFile: raw.KASSA_TLS_CERT, keyFile: raw.KASSA_TLS_KEY },
+    trustedProxies: raw.KASSA_TRUSTED_PROXIES,
+    timeouts: {
+      requestMs: raw.KASSA_REQUEST_TIMEOUT * 1000,
+      headersMs: raw.KASSA_HEADERS_TIMEOUT * 1000,
+      keepAliveMs: raw.KASSA_KEEP_ALIVE_TIMEOUT * 1000,
+    },
+    maxConnections: raw.KASSA_MAX_CONNECTIONS,
+    demo: raw.KASSA_DEMO === 'on',
     tokenSecret: raw.KASSA_TOKEN_SECRET,
     tokenTtlSeconds: raw.KASSA_TOKEN_TTL,
     adminToken: raw.KASSA_ADMIN_TOKEN,
@@ -211,6 +271,40 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   return Object.freeze(config);
 }
 
+/**
+ * The TCP ports of Kassa's own back ends, which no merchant notification may reach, sandbox or not (SSRF guard,
+ * DESIGN.md §5): PostgreSQL's (DATABASE_URL, default 5432) and Redis's (KASSA_REDIS_URL, default 6379).
+ */
+export function internalPorts(config: Pick<Config, 'database' | 'redisUrl'>): number[] {
+  const ports: number[] = [];
+  const portOf = (url: string, fallback: number): number => {
+    try {
+      const port = new URL(url).port;
+      return port ? Number(port) : fallback;
+    } catch {
+      return fallback;
+    }
+  };
+  if (config.database.dialect === 'postgres') ports.push(portOf(config.database.url, 5432));
+  if (config.redisUrl) ports.push(portOf(config.redisUrl, 6379));
+  return ports;
+}
+
+/** `url` with the password of its user info masked (`postgres://kassa:***@db/kassa`), for messages and logs. */
+export function maskUrlPassword(url: string): string {
+  return url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
+}
+
+/**
+ * Where the database is, for an error message: `DATABASE_URL=postgres://kassa:***@db:5432/kassa` (password masked)
+ * or the SQLite file and the setting that chose it.
+ */
+export function describeDatabaseLocation(config: Pick<Config, 'database'>): string {
+  return config.database.dialect === 'postgres'
+    ? `DATABASE_URL=${maskUrlPassword(config.database.url)}`
+    : `the SQLite file ${config.database.file} (DATABASE_URL, or KASSA_DATA_DIR when it is unset)`;
+}
+
 const SECRET_KEYS = new Set(['tokenSecret', 'adminToken', 'dataKey']);
 
 /** The config as text safe to print or log: secrets and database passwords masked. */
@@ -219,9 +313,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
   for (const [k, v] of Object.entries(config)) {
     if (SECRET_KEYS.has(k)) out[k] = v === undefined ? undefined : '***';
     else if (k === 'database' && (v as DatabaseConfig).dialect === 'postgres') {
-      out[k] = { dialect: 'postgres', url: (v as { url: string }).url.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:***@') };
+      out[k] = { dialect: 'postgres', url: maskUrlPassword((v as { url: string }).url) };
     } else if (k === 'redisUrl' && typeof v === 'string') {
-      out[k] = v.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
+      out[k] = maskUrlPassword(v);
     } else out[k] = v;
   }
   return out;

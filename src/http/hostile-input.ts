@@ -1,7 +1,8 @@
 /** Kassa's answers to hostile input that reaches no route's own validation (issue 14, hostile-input suite). */
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CATALOGUE, type FieldError } from '../domain/errors/error-catalogue.js';
+import { ERROR_CATALOGUE, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
+import { duplicateMemberPath } from './plugins/json-body.js';
 import { PROBLEM_JSON, problemType, responseCodeOfStatus, sendProblem } from './problem.js';
 
 /** The first string inside `value` holding U+0000, as a dotted path (iterative: bodies may nest deeply). */
@@ -60,7 +61,8 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
 /**
  * Content-type parser of `application/json`: refuses a body nested deeper than MAX_JSON_DEPTH with 400
  * INVALID_JSON before parsing it (a body nested 100,000 levels deep parses, but then overflows the stack of whatever
- * walks it, such as JSON.stringify), then parses as Fastify does (prototype poisoning refused).
+ * walks it, such as JSON.stringify), then parses as Fastify does (prototype poisoning refused), then refuses a body
+ * naming a member twice in one object with 400 VALIDATION_FAILED naming the member (`duplicateMemberPath`).
  */
 export function depthLimitedJsonParser(
   parse: (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => void,
@@ -75,14 +77,26 @@ export function depthLimitedJsonParser(
       done(error);
       return;
     }
-    parse(request, text, done);
+    parse(request, text, (error, value) => {
+      if (error) return done(error);
+      const duplicate = duplicateMemberPath(text);
+      if (duplicate !== undefined) {
+        return done(
+          new KassaError('VALIDATION_FAILED', `${duplicate}: appears more than once in its object`, {
+            errors: [{ field: duplicate, message: 'appears more than once in its object' }],
+          }),
+        );
+      }
+      done(null, value);
+    });
   };
 }
 
 /**
- * Fastify's `clientErrorHandler`: a request Node's HTTP parser cannot read (headers over 16 KiB, a bad request line,
- * a malformed header) is answered 400 VALIDATION_FAILED as problem+json, and the connection closed, instead of
- * Fastify's plain JSON. Nothing of the request is echoed.
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser cannot read is answered as problem+json, and the
+ * connection closed, instead of Node's or Fastify's bare answer: headers over 16 KiB get 431 Request Header Fields Too
+ * Large (RFC 6585 §5), a request not sent in time (KASSA_REQUEST_TIMEOUT, KASSA_HEADERS_TIMEOUT) 408 Request Timeout,
+ * anything else (a bad request line, a malformed header) 400 VALIDATION_FAILED. Nothing of the request is echoed.
  */
 export function clientErrorProblem(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
@@ -90,18 +104,22 @@ export function clientErrorProblem(error: Error & { code?: string }, socket: Dup
     return;
   }
   const { title } = ERROR_CATALOGUE.VALIDATION_FAILED;
-  const detail =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large' : 'the request is not valid HTTP/1.1';
+  const [status, reason, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large (16 KiB at most)']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request was not received in time']
+        : [400, 'Bad Request', 'the request is not valid HTTP/1.1'];
   const body = JSON.stringify({
     type: problemType('VALIDATION_FAILED'),
     title,
-    status: 400,
+    status,
     detail,
     code: 'VALIDATION_FAILED',
-    responseCode: responseCodeOfStatus(400),
+    responseCode: responseCodeOfStatus(status),
   });
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

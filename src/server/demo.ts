@@ -14,11 +14,16 @@ export const DEMO_MERCHANT = {
 } as const;
 
 /**
- * Creates the sandbox merchant `demo` when the database has no merchant yet (first start) and returns the text that
- * shows its credentials once; undefined when there were merchants already.
+ * Creates the sandbox merchant `demo` when the database has no merchant yet (first start) and KASSA_DEMO is on, and
+ * returns the text that shows its credentials once; undefined when there were merchants already or KASSA_DEMO=off.
+ * Only a sandbox merchant's credentials are ever returned: a production merchant's API key is never printed or
+ * logged (PCI DSS 8.3.2: authentication factors unreadable in transmission and storage, logs included).
  */
-export async function ensureDemoMerchant(services: Pick<Services, 'merchants'>): Promise<string | undefined> {
-  if (await services.merchants.hasMerchants()) return undefined;
+export async function ensureDemoMerchant(
+  services: Pick<Services, 'merchants'>,
+  config: Pick<Config, 'demo'>,
+): Promise<string | undefined> {
+  if (!config.demo || (await services.merchants.hasMerchants())) return undefined;
   const demo = await services.merchants.createMerchant({ ...DEMO_MERCHANT, sandbox: true });
   return [
     '',

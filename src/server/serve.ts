@@ -67,7 +67,7 @@ function banner(config: Config, demoCheckout: string | undefined, generatedCert:
 async function serveSingle(config: Config): Promise<void> {
   const kassa = await startKassa(config);
   const { app, services } = kassa;
-  const demoCredentials = await ensureDemoMerchant(services);
+  const demoCredentials = await ensureDemoMerchant(services, config);
   if (demoCredentials) console.log(demoCredentials);
   await app.listen({ host: config.host, port: config.port });
   const demoCheckout = await createDemoCheckout(services, kassa.links, config);
@@ -101,7 +101,7 @@ async function servePrimary(config: Config): Promise<void> {
       const secrets = await loadRuntimeSecrets(config);
       generatedCert = secrets.tls?.generated === true;
       const services = buildServices(config, db, secrets);
-      const demoCredentials = await ensureDemoMerchant(services);
+      const demoCredentials = await ensureDemoMerchant(services, config);
       if (demoCredentials) console.log(demoCredentials);
       demoCheckout = await createDemoCheckout(services, new HostedLinks(secrets.tokenSecret, config.publicUrl), config);
       services.threeDSSimulator?.stop();

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeConfig, loadConfig } from '../../src/config/config.js';
+import { ConfigError, describeConfig, internalPorts, loadConfig } from '../../src/config/config.js';
 
 describe('loadConfig', () => {
   it('defaults: port 8443, SQLite in .kassa, https://localhost:8443, TLS on', () => {
@@ -112,5 +112,54 @@ describe('KASSA_REDIS_URL', () => {
 
   it('refuses a URL that is not Redis', () => {
     expect(() => loadConfig({ KASSA_REDIS_URL: 'http://redis:6379' })).toThrow(/KASSA_REDIS_URL/);
+  });
+});
+
+describe('edge settings (issue 9)', () => {
+  it('defaults: no trusted proxy, 30 s request, 10 s headers, 5 s keep-alive, 10,000 connections, demo on', () => {
+    expect(loadConfig({})).toMatchObject({
+      trustedProxies: 0,
+      timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 },
+      maxConnections: 10_000,
+      demo: true,
+    });
+  });
+
+  it('reads KASSA_TRUSTED_PROXIES (proxy mode), the timeouts in seconds, KASSA_MAX_CONNECTIONS and KASSA_DEMO', () => {
+    expect(
+      loadConfig({
+        KASSA_TLS: 'proxy',
+        KASSA_TRUSTED_PROXIES: '2',
+        KASSA_REQUEST_TIMEOUT: '60',
+        KASSA_HEADERS_TIMEOUT: '5',
+        KASSA_KEEP_ALIVE_TIMEOUT: '3',
+        KASSA_MAX_CONNECTIONS: '0',
+        KASSA_DEMO: 'off',
+      }),
+    ).toMatchObject({
+      trustedProxies: 2,
+      timeouts: { requestMs: 60_000, headersMs: 5_000, keepAliveMs: 3_000 },
+      maxConnections: 0,
+      demo: false,
+    });
+  });
+
+  it.each([
+    [{ KASSA_TRUSTED_PROXIES: '1' }, 'KASSA_TRUSTED_PROXIES'],
+    [{ KASSA_TLS: 'proxy', KASSA_TRUSTED_PROXIES: '-1' }, 'KASSA_TRUSTED_PROXIES'],
+    [{ KASSA_REQUEST_TIMEOUT: '0' }, 'KASSA_REQUEST_TIMEOUT'],
+    [{ KASSA_REQUEST_TIMEOUT: '5', KASSA_HEADERS_TIMEOUT: '10' }, 'KASSA_HEADERS_TIMEOUT'],
+    [{ KASSA_DEMO: 'maybe' }, 'KASSA_DEMO'],
+  ])('%o is refused naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('internalPorts: the database’s and Redis’s ports, defaults filled in', () => {
+    expect(internalPorts(loadConfig({ DATABASE_URL: 'postgres://u:p@db/kassa' }))).toEqual([5432]);
+    expect(
+      internalPorts(loadConfig({ DATABASE_URL: 'postgres://db:6543/k', KASSA_REDIS_URL: 'redis://cache:7000' })),
+    ).toEqual([6543, 7000]);
+    expect(internalPorts(loadConfig({ KASSA_REDIS_URL: 'redis://cache' }))).toEqual([6379]);
+    expect(internalPorts(loadConfig({}))).toEqual([]);
   });
 });

@@ -66,9 +66,9 @@ describe.each(DIALECTS)('hostile input reaching no route validation (%s)', (dial
     expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'url' }] });
   });
 
-  it('headers too large for the HTTP parser are answered 400 problem+json and the connection closed', async () => {
+  it('headers too large for the HTTP parser are answered 431 problem+json and the connection closed', async () => {
     const answer = await rawRequest(t, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`);
-    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(answer).toMatch(/Content-Type: application\/problem\+json/);
     expect(answer).toContain('"code":"VALIDATION_FAILED"');
   });

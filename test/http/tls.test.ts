@@ -41,3 +41,28 @@ describe('TLS (spec §1.3, §7.2)', () => {
     expect(res === 'refused' || res === 400).toBe(true);
   });
 });
+
+describe('TLS 1.2 cipher suites: ECDHE + AEAD only (Mozilla intermediate)', () => {
+  let t: TestKassa;
+  beforeAll(async () => {
+    t = await startTestKassa('sqlite');
+  });
+  afterAll(async () => t?.close());
+
+  // Security: static-RSA key exchange (no forward secrecy) and CBC suites are refused at the handshake.
+  it.each(['AES128-SHA256', 'AES256-SHA', 'AES128-GCM-SHA256', 'ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA384'])(
+    'a TLS 1.2 client offering only %s is refused',
+    async (ciphers) => {
+      await expect(
+        handshake(t.url, t.ca, { maxVersion: 'TLSv1.2', ciphers: `${ciphers}:@SECLEVEL=0` }),
+      ).rejects.toThrow(/handshake|cipher|alert/i);
+    },
+  );
+
+  it.each(['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305'])(
+    'a TLS 1.2 client offering only %s connects',
+    async (ciphers) => {
+      expect(await handshake(t.url, t.ca, { maxVersion: 'TLSv1.2', ciphers })).toBe('TLSv1.2');
+    },
+  );
+});

@@ -3,6 +3,8 @@ import type {
   CreateSessionRequest,
   BrowserInfo as WireBrowserInfo,
 } from '../../contracts/create-request.js';
+import { type FieldError, KassaError } from '../../domain/errors/error-catalogue.js';
+import { detectBrand } from '../../domain/payments/card-checks.js';
 import type { CreateSessionCommand } from '../../domain/payments/hosted-payment-service.js';
 import type { InformationalFields } from '../../domain/payments/payment.js';
 import type { BrowserInfo, CreatePaymentCommand, SdkInfo } from '../../domain/payments/payment-request.js';
@@ -61,8 +63,71 @@ export function informationalOf(body: CreatePaymentRequest | CreateSessionReques
   return Object.fromEntries(Object.entries(info).filter(([, v]) => v !== undefined)) as InformationalFields;
 }
 
-/** Maps a validated `POST /payments` body onto the domain command. */
+/** Money members of an order item (minor units); none may be negative. */
+const ITEM_AMOUNTS = ['netPrice', 'grossPrice', 'discountAmount', 'taxAmount'] as const;
+
+/**
+ * What is wrong with the order lines of a create request (wire §2 `order.items[]`), as field errors naming
+ * `order.items.<i>.<member>`:
+ * - a money member (`netPrice`, `grossPrice`, `discountAmount`, `taxAmount`) that is negative or not finite;
+ * - when every line gives `grossPrice` (the unit price customers pay, as the checkout page shows it): lines that do not
+ *   add up to `amount.value`, reckoned Σ (grossPrice × quantity − discountAmount) + amount.grossShippingAmount −
+ *   amount.grossDiscount (quantity 1 when absent, the others 0). Lines without prices (`{name, taxRate}`) are not
+ *   summed: a real client sends only those (docs/decisions.md).
+ */
+export function orderItemProblems(body: CreatePaymentRequest | CreateSessionRequest): FieldError[] {
+  const items = body.order?.items;
+  if (!items || items.length === 0) return [];
+  const errors: FieldError[] = [];
+  items.forEach((item, i) => {
+    for (const member of ITEM_AMOUNTS) {
+      const v = item[member];
+      if (v !== undefined && (!Number.isFinite(v) || v < 0)) {
+        errors.push({ field: `order.items.${i}.${member}`, message: 'must be a finite amount ≥ 0 in minor units' });
+      }
+    }
+  });
+  if (errors.length > 0 || !items.every((item) => item.grossPrice !== undefined)) return errors;
+  const lines = items.reduce(
+    (sum, item) => sum + (item.grossPrice ?? 0) * (item.quantity ?? 1) - (item.discountAmount ?? 0),
+    0,
+  );
+  const total = lines + (body.amount.grossShippingAmount ?? 0) - (body.amount.grossDiscount ?? 0);
+  const value = amountValue(body.amount.value);
+  if (total !== value) {
+    errors.push({
+      field: 'order.items',
+      message: `lines add up to ${total} (Σ grossPrice × quantity − discountAmount, + grossShippingAmount − grossDiscount), not amount.value ${value}`,
+    });
+  }
+  return errors;
+}
+
+/**
+ * A 4-digit `securityCode` on a Visa or Mastercard number: their CVV2/CVC2 has 3 digits (4 is American Express's CID),
+ * so a 4th digit is a typing error or a probe (PCI DSS glossary: card verification code).
+ */
+export function securityCodeProblems(body: CreatePaymentRequest): FieldError[] {
+  const card = body.paymentMethods.card;
+  if (card?.number === undefined || card.securityCode === undefined || card.securityCode.length !== 4) return [];
+  const brand = detectBrand(card.number);
+  if (brand !== 'VISA' && brand !== 'MASTERCARD') return [];
+  return [{ field: 'paymentMethods.card.securityCode', message: `must have 3 digits for ${brand}` }];
+}
+
+/** @throws KassaError VALIDATION_FAILED naming each field when `errors` is not empty. */
+function refuseIfAny(errors: FieldError[]): void {
+  if (errors.length === 0) return;
+  throw new KassaError('VALIDATION_FAILED', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+/**
+ * Maps a validated `POST /payments` body onto the domain command.
+ * @throws KassaError VALIDATION_FAILED for order lines or a security code the schema cannot judge
+ *   (`orderItemProblems`, `securityCodeProblems`).
+ */
 export function toCreatePaymentCommand(merchantId: string, body: CreatePaymentRequest): CreatePaymentCommand {
+  refuseIfAny([...orderItemProblems(body), ...securityCodeProblems(body)]);
   const card = body.paymentMethods.card;
   const policy = card?.threeDsPolicy;
   const sdk = policy?.sdkInfo;
@@ -102,8 +167,12 @@ export function toCreatePaymentCommand(merchantId: string, body: CreatePaymentRe
   };
 }
 
-/** Maps a validated `POST /payments/sessions` body onto the domain command. */
+/**
+ * Maps a validated `POST /payments/sessions` body onto the domain command.
+ * @throws KassaError VALIDATION_FAILED for order lines that do not add up (`orderItemProblems`).
+ */
 export function toCreateSessionCommand(merchantId: string, body: CreateSessionRequest): CreateSessionCommand {
+  refuseIfAny(orderItemProblems(body));
   return {
     merchantId,
     transId: body.transId,

@@ -1,0 +1,20 @@
+/**
+ * The Content-Security-Policy of the API docs (`/docs`, swagger-ui), from @fastify/swagger-ui's own policy (its
+ * scripts and the hashes of its inline snippets) made stricter: no framing at all (clickjacking), no `https:` style
+ * and font sources, no third-party image host (the online validator badge is turned off), forms and connections to
+ * Kassa only.
+ */
+export function strictDocsCsp(policy: string): string {
+  const directives = policy
+    .split(';')
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map((d) => {
+      const [name = '', ...values] = d.split(/\s+/);
+      const kept = values.filter((v) => v !== 'https:' && v !== 'validator.swagger.io');
+      if (name === 'frame-ancestors') return "frame-ancestors 'none'";
+      return [name, ...kept].join(' ');
+    });
+  directives.push("connect-src 'self'", "form-action 'self'");
+  return directives.join('; ');
+}

@@ -1,0 +1,65 @@
+/**
+ * What a JSON route accepts as a body, beyond its schema: the media type `application/json` (415 otherwise) and no
+ * member name twice in one object (400).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import jsonc from 'jsonc-parser';
+import { sendProblem } from '../problem.js';
+
+/**
+ * The dotted path (`amount.value`, array indices as numbers: `order.items.0.name`) of the first member whose name
+ * appears twice in the same object of `text`, or undefined. `text` must be valid JSON (parse it first): jsonc-parser's
+ * scanner is lenient (comments, trailing commas). RFC 8259 §4 leaves duplicate names' meaning to the parser;
+ * JSON.parse keeps the last one, another parser in front of Kassa (a WAF, a logging proxy) may keep the first, so a
+ * body with duplicates could be checked as one payment and executed as another.
+ */
+export function duplicateMemberPath(text: string): string | undefined {
+  const seen: Set<string>[] = [];
+  let duplicate: string | undefined;
+  jsonc.visit(text, {
+    onObjectBegin: () => {
+      seen.push(new Set());
+      return duplicate === undefined;
+    },
+    onObjectEnd: () => {
+      seen.pop();
+    },
+    onObjectProperty: (name, _offset, _length, _line, _character, pathSupplier) => {
+      const names = seen[seen.length - 1];
+      if (duplicate !== undefined || names === undefined) return;
+      if (names.has(name)) duplicate = [...pathSupplier(), name].join('.');
+      else names.add(name);
+    },
+  });
+  return duplicate;
+}
+
+/** Media types a JSON route takes: `application/json` (parameters such as `charset=utf-8` allowed). */
+const JSON_MEDIA_TYPE = 'application/json';
+
+/** Whether a request carries a body (RFC 9112 §6.3: a Content-Length above 0, or a Transfer-Encoding). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * `preParsing` hook of the JSON APIs (merchant API, admin API): a body in any other media type than
+ * `application/json` — `text/plain`, a form, `application/problem+json` (an answer type, not a request type), or none
+ * at all — is answered 415 UNSUPPORTED_MEDIA_TYPE naming the media type, before it is parsed. It runs after
+ * authentication (an `onRequest` hook), so an unauthenticated caller learns nothing about the route. Routes that take
+ * forms (the OAuth token endpoint, RFC 6749 §4.4; the hosted pages) are outside these prefixes.
+ * @param prefixes URL prefixes of the JSON APIs (`/api/v1/`, …).
+ */
+export function requireJsonBodies(prefixes: readonly string[]) {
+  return async function requireJsonBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!hasBody(request) || !prefixes.some((p) => request.url.startsWith(p))) return;
+    const header = request.headers['content-type'];
+    const mediaType = header?.split(';')[0]?.trim().toLowerCase();
+    if (mediaType === JSON_MEDIA_TYPE) return;
+    const named = mediaType ? `the media type ${mediaType}` : 'a body without Content-Type';
+    await sendProblem(request, reply, 'UNSUPPORTED_MEDIA_TYPE', `${named} is not accepted; send ${JSON_MEDIA_TYPE}`, [
+      { field: 'content-type', message: `must be ${JSON_MEDIA_TYPE} (got ${mediaType ?? 'none'})` },
+    ]);
+  };
+}
