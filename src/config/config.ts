@@ -102,8 +102,9 @@ export const ConfigSchema = Type.Object({
   KASSA_KEEP_ALIVE_TIMEOUT: Type.Integer({
     minimum: 1,
     maximum: 3600,
-    default: 5,
-    description: 'seconds an idle keep-alive connection stays open',
+    default: 72,
+    description:
+      "seconds an idle keep-alive connection stays open (Fastify's default: above the 60 s idle timeout of common load balancers)",
   }),
   KASSA_MAX_CONNECTIONS: Type.Integer({
     minimum: 0,

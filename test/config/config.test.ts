@@ -116,10 +116,10 @@ describe('KASSA_REDIS_URL', () => {
 });
 
 describe('edge settings (issue 9)', () => {
-  it('defaults: no trusted proxy, 30 s request, 10 s headers, 5 s keep-alive, 10,000 connections, demo on', () => {
+  it('defaults: no trusted proxy, 30 s request, 10 s headers, 72 s keep-alive, 10,000 connections, demo on', () => {
     expect(loadConfig({})).toMatchObject({
       trustedProxies: 0,
-      timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 },
+      timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 72_000 },
       maxConnections: 10_000,
       demo: true,
     });
