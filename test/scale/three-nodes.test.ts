@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/domain/ports/clock.js';
@@ -118,6 +118,21 @@ describe.runIf(DIALECTS.includes('postgres'))('three Kassa nodes on one PostgreS
       }[o.kind];
       expect(o.status, `${o.kind} ${o.payId}`).toBe(expected);
     }
+
+    // A follow-up the kill cut between the acquirer's booking and Kassa's result write stays PENDING until a
+    // surviving node's recovery sweep asks the acquirer (`kassa serve`: every 15 s, for operations older than 30 s).
+    const database = k.database;
+    await vi.waitFor(
+      async () => {
+        const pending = await database.db.kysely
+          .selectFrom('payment_operation')
+          .select('x_id')
+          .where('status', '=', 'PENDING')
+          .execute();
+        expect(pending).toEqual([]);
+      },
+      { timeout: 90_000, interval: 500 },
+    );
 
     // Money: for every payment of the merchant (journeys cut by the kill included), what Kassa reports equals the
     // acquirer's settlement records to the minor unit, surcharge included, and no message reached it twice.

@@ -1,3 +1,9 @@
+/**
+ * Over 300 lines on purpose: the card step's server side (take the card, quote, consent, confirm, cancel, expire) is
+ * one conversation with the cardholder over one vaulted card, and splitting it would spread the card's lifetime rules
+ * over several files. Sessions and pending-payment creation already live beside it (checkout-sessions.ts,
+ * hosted-pending-payment.ts).
+ */
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkCurrency } from '../merchants/merchant-service.js';
