@@ -3,14 +3,16 @@ import { type AttemptCounters, windowStart } from '../domain/ports/attempt-count
 
 /**
  * Attempt counters in Redis (`KASSA_REDIS_URL`), shared by every node: one key per counter and window
- * (`kassa-ac:<key>@<window ms>:<window start>`), INCR then PEXPIRE at the window's end, in one MULTI.
+ * (`kassa-ac:<key>@<window ms>:<window start>`), INCR then PEXPIRE one window after the window's end (clock skew
+ * between nodes), in one MULTI.
  */
 export class RedisAttemptCounters implements AttemptCounters {
   constructor(private readonly redis: Redis) {}
 
   private redisKey(key: string, windowMs: number, now: Date): { key: string; ttlMs: number } {
     const start = windowStart(windowMs, now);
-    return { key: `kassa-ac:${key}@${windowMs}:${start}`, ttlMs: Math.max(1, start + windowMs - now.getTime()) };
+    // Kept one window past its end: a node whose clock lags a little still counts into this window's key.
+    return { key: `kassa-ac:${key}@${windowMs}:${start}`, ttlMs: start + 2 * windowMs - now.getTime() };
   }
 
   async count(key: string, windowMs: number, now: Date): Promise<number> {

@@ -83,7 +83,7 @@ describe.runIf(redisUp)('RedisAttemptCounters', () => {
   });
   sharedBehaviour(() => ({ a, b }));
 
-  it('hits from two nodes count together, and the key expires at the end of its window', async () => {
+  it('hits from two nodes count together, and the key expires one window after its end', async () => {
     const key = `k-${randomUUID()}`;
     const now = new Date();
     await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).hit(key, WINDOW_MS, now)));
@@ -92,6 +92,7 @@ describe.runIf(redisUp)('RedisAttemptCounters', () => {
     expect(redisKeys).toHaveLength(1);
     const ttl = await (clients[0] as Redis).pttl(redisKeys[0] as string);
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
+    expect(ttl).toBeGreaterThan(WINDOW_MS - 1_000);
+    expect(ttl).toBeLessThanOrEqual(2 * WINDOW_MS);
   });
 });
