@@ -2,7 +2,9 @@
  * `--preload N`: fills a benchmark database with N payments of the bench merchant, each with the operations and the
  * notifications a real one has, by bulk SQL (copies of a real payment the API created, new ids), not through the API.
  * The copies are spread over the last 25 days and their notifications are DELIVERED (the steady state of a busy
- * merchant within the notification retention period).
+ * merchant within the notification retention period). payIds are random (version 4, as Kassa makes them); xIds and
+ * message ids are version 7 shaped, their 48-bit millisecond timestamp the copy's creation time (as newHexId makes
+ * them).
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -48,13 +50,15 @@ function preloadSqlite(file: string, n: number, template: string, progress: (don
     created_at: ago,
     updated_at: ago,
   });
+  const v7 = (at: string) =>
+    `printf('%012x', cast(unixepoch(${at}, 'subsec') * 1000 as integer)) || '7' || substr(lower(hex(randomblob(10))), 2)`;
   const operation = columnsOf(names('payment_operation'), {
-    x_id: 'lower(hex(randomblob(16)))',
+    x_id: v7('p.created_at'),
     pay_id: 'p.pay_id',
     created_at: 'p.created_at',
   });
   const notification = columnsOf(names('notification'), {
-    id: `'msg_' || lower(hex(randomblob(16)))`,
+    id: `'msg_' || ${v7('p.created_at')}`,
     pay_id: 'p.pay_id',
     status: `'DELIVERED'`,
     target_url: `'https://shop.example/hook'`,
@@ -111,13 +115,15 @@ async function preloadPostgres(url: string, n: number, template: string, progres
       created_at: ago,
       updated_at: ago,
     });
+    const v7 = (at: string) =>
+      `lpad(to_hex((extract(epoch from ${at}::timestamptz) * 1000)::bigint), 12, '0') || '7' || substr(md5(random()::text || p.pay_id), 1, 19)`;
     const operation = columnsOf(await names('payment_operation'), {
-      x_id: 'md5(random()::text || p.pay_id)',
+      x_id: v7('p.created_at'),
       pay_id: 'p.pay_id',
       created_at: 'p.created_at',
     });
     const notification = columnsOf(await names('notification'), {
-      id: `'msg_' || md5(random()::text || p.pay_id)`,
+      id: `'msg_' || ${v7('p.created_at')}`,
       pay_id: 'p.pay_id',
       status: `'DELIVERED'`,
       target_url: `'https://shop.example/hook'`,

@@ -55,3 +55,22 @@ const print = (title: string, m: Map<string, number>) => {
 };
 print('functions', fn);
 print('packages / files', pkg);
+
+// Inclusive time: each sample counts once for every distinct function on its stack (what a call costs with its callees).
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const nameOf = (n: ProfileNode) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const inclusive = new Map<string, number>();
+for (const [id, t] of self) {
+  const seen = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const n = byId.get(at);
+    if (n) seen.add(nameOf(n));
+  }
+  for (const name of seen) inclusive.set(name, (inclusive.get(name) ?? 0) + t);
+}
+console.log(`\n## functions (inclusive time, of ${(total / 1e6).toFixed(1)} s)`);
+for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top * 2)) {
+  console.log(`${((100 * t) / total).toFixed(1).padStart(5)} %  ${k}`);
+}

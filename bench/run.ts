@@ -2,6 +2,8 @@
  * `npm run bench [-- --preload N] [-- --profile] [-- --only sqlite|postgres] [-- --phases direct,lookup,hosted,notifications]`:
  * one run, one process tree (`--phases` picks phases, e.g. to profile one alone; the baseline always runs).
  *
+ * First compiles src/ and bench/ to JavaScript (tsconfig.bench.json → dist-bench/, scripts/build.ts): the servers run
+ * compiled, as `npm start` runs Kassa, not through tsx (whose loader thread and transformed sources cost ~75 MB RSS).
  * Forks each server as a child process (so each has its own peak RSS and, with --profile, its own `--cpu-prof`
  * profile under bench/profiles/) and loads it from this process with autocannon over loopback HTTPS:
  * 1. the baseline: a bare Fastify HTTPS server (Kassa's TLS settings) answering a small JSON POST;
@@ -17,7 +19,7 @@
  * (postgres://postgres@127.0.0.1:5432/postgres: where the run creates its database; unreachable → PostgreSQL rows
  * are skipped and say so).
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -33,6 +35,9 @@ import { preload } from './preload.js';
 import { directPaymentBody, sessionBody } from './workload.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..');
+/** Where the compiled bench children are (tsconfig.bench.json). */
+const CHILDREN = join(ROOT, 'dist-bench', 'bench');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -67,6 +72,14 @@ interface Row {
   note?: string;
 }
 
+// The servers measured run compiled JavaScript, as `npm start` runs Kassa.
+console.log('# compiling src/ and bench/ (tsconfig.bench.json → dist-bench/)');
+execFileSync(
+  process.execPath,
+  ['--import', 'tsx', join(ROOT, 'scripts', 'build.ts'), '--project', 'tsconfig.bench.json', '--src', 'dist-bench/src'],
+  { cwd: ROOT, stdio: 'inherit' },
+);
+
 const rows: Row[] = [];
 const runDir = mkdtempSync(join(tmpdir(), 'kassa-bench-'));
 const profileDir = join(HERE, 'profiles', new Date().toISOString().replaceAll(':', '-'));
@@ -86,11 +99,12 @@ interface Child {
   stop(): Promise<void>;
 }
 
-/** Forks a bench child (child-protocol.ts) and waits for its `ready`. */
+/** Forks a compiled bench child (`script` names its TypeScript source; child-protocol.ts) and waits for its `ready`. */
 async function start(script: string, name: string, argv: string[] = [], env: Record<string, string> = {}) {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv: string[] = [];
   if (args.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`); // one file per thread
-  const child = fork(join(HERE, script), argv, { execArgv, env: { ...process.env, ...env }, stdio: 'inherit' });
+  const compiled = join(CHILDREN, script.replace(/\.ts$/, '.js'));
+  const child = fork(compiled, argv, { execArgv, env: { ...process.env, ...env }, stdio: 'inherit' });
   const next = <K extends string>(key: K) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const onMessage = (m: ChildMessage) => {

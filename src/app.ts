@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
+import { v7 as uuidV7 } from 'uuid';
 import { type Config, describeDatabaseLocation, internalPorts, maskUrlPassword } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { StoredCardService } from './domain/cards/stored-card-service.js';
@@ -158,9 +159,10 @@ export interface Kassa {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** Node's crypto as the IdGenerator port. */
+/** Node's crypto (v4) and the uuid package (v7, RFC 9562) as the IdGenerator port. */
 export const cryptoIds: IdGenerator = {
   uuid: () => randomUUID(),
+  timeOrderedUuid: () => uuidV7(),
   randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
 };
 

@@ -1,10 +1,19 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
-const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+/** The directory of Kassa's package.json: src/config/ runs from the sources, dist/config/ or a deeper build tree compiled. */
+const PACKAGE_ROOT = packageRoot(fileURLToPath(new URL('.', import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = resolve(from); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  return resolve(from, '../..');
+}
 
 /**
  * Every setting of Kassa, read from the environment (DESIGN.md §3). One schema, defaults beside each entry.

@@ -55,10 +55,11 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startServerProcess(env: Record<string, string>): ServerProcess {
+/** Starts `kassa serve`: from the sources (bin/kassa.js, through tsx) unless `entry` names a compiled main.js. */
+export function startServerProcess(env: Record<string, string>, entry = KASSA_BIN): ServerProcess {
   // Load shedding would answer 503 to the first requests after start-up on a busy test machine (compiling the route
   // schemas blocks the event loop for a moment); a test that is about it sets KASSA_MAX_EVENT_LOOP_DELAY itself.
-  const child = spawn(process.execPath, [KASSA_BIN, 'serve'], {
+  const child = spawn(process.execPath, [entry, 'serve'], {
     env: { ...process.env, KASSA_MAX_EVENT_LOOP_DELAY: '0', ...env },
     stdio: 'pipe',
   });

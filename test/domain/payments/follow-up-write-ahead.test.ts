@@ -3,6 +3,8 @@
  * service level: FollowUpService and FollowUpRecovery over the real KyselyStore on every dialect, the simulated
  * acquirer (with faults injected around it) and a settable clock.
  */
+
+import { v7 as uuidV7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
@@ -81,7 +83,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
     deps = {
       store,
       clock,
-      ids: { uuid: () => crypto.randomUUID(), randomToken: () => 'x' },
+      ids: { uuid: () => crypto.randomUUID(), timeOrderedUuid: () => uuidV7(), randomToken: () => 'x' },
       acquirer,
       publicUrl: PUBLIC_URL,
     };
