@@ -12,6 +12,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import {
   BatchFailed,
   SqliteWriterThread,
@@ -116,6 +117,7 @@ class Batch {
  * - Reads outside a transaction run on a separate read connection in the main thread (WAL readers never wait for
  *   the writer) and see only committed — durable — data. Reads inside a transaction run on the writer, in order.
  * - Prepared statements are cached on both connections.
+ * - Checkpoints run in a thread of their own (SqliteCheckpointer), not inside the writer's COMMITs.
  *
  * Transactions run one after another (a lock), as with Kysely's own SQLite driver, so `Store.transaction` stays
  * serializable. `:memory:` databases have one connection only: reads then are units too.
@@ -123,6 +125,8 @@ class Batch {
 export class SqliteGroupCommitDriver implements Driver {
   private writer: SqliteWriterThread | undefined;
   private reader: SQLite.Database | undefined;
+  /** Copies the WAL into the database file beside the writer (sqlite-checkpointer.ts); none for `:memory:`. */
+  checkpointer: SqliteCheckpointer | undefined;
   private readonly readCache = new Map<string, SQLite.Statement>();
   private locked = false;
   private readonly waiters: (() => void)[] = [];
@@ -143,6 +147,7 @@ export class SqliteGroupCommitDriver implements Driver {
       this.reader = new SQLite(this.file, { fileMustExist: true });
       this.reader.pragma('busy_timeout = 5000');
       this.reader.pragma('query_only = ON');
+      this.checkpointer = new SqliteCheckpointer(this.file);
     }
   }
 
@@ -209,6 +214,7 @@ export class SqliteGroupCommitDriver implements Driver {
     try {
       while (this.committing !== undefined) await this.committing;
       if (this.forming !== undefined) await this.commitBatch();
+      await this.checkpointer?.close();
       await this.writer.close();
       this.reader?.close();
     } finally {
