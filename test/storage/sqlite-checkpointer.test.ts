@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kysely, sql } from 'kysely';
+import { type Generated, Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
 
 interface Db {
-  item: { id: number; label: string };
+  item: { id: Generated<number>; label: string };
 }
 
 /**
