@@ -1,9 +1,10 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { Kysely, Migrator } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
+import { PostgresDeferringDialect } from './postgres-deferring-driver.js';
 import { type GroupCommitStats, SqliteGroupCommitDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -61,7 +62,8 @@ export function createDb(options: DbOptions): Db {
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Deferrable writes of a transaction go to the server as one statement (postgres-deferring-driver.ts, issue 12).
+  const kysely = new Kysely<Database>({ dialect: new PostgresDeferringDialect({ pool }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }
 

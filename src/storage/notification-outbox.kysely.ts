@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { NotificationOutbox, OutboxEvent } from '../domain/ports/store.js';
 import type { Database } from './database.js';
+import { deferrable } from './deferrable.js';
 import { definedEntries, shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
-import { deferrable } from './sqlite-group-commit.js';
 
 /** Writes events into the `notification` table; the dispatcher (src/notifications/) delivers them. */
 export class KyselyNotificationOutbox implements NotificationOutbox {

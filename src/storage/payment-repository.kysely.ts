@@ -15,9 +15,9 @@ import type {
 import type { PaymentRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, PaymentOperationTable, PaymentTable } from './database.js';
+import { deferrable } from './deferrable.js';
 import { definedEntries, shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
-import { deferrable } from './sqlite-group-commit.js';
 
 function operationRowToOperation(row: Selectable<PaymentOperationTable>): PaymentOperation {
   return {
@@ -34,6 +34,25 @@ function operationRowToOperation(row: Selectable<PaymentOperationTable>): Paymen
     ...(row.request_key !== null && { requestKey: row.request_key }),
   };
 }
+
+/** The columns operationToRow fills. */
+const OPERATION_COLUMNS = [
+  'x_id',
+  'pay_id',
+  'seq',
+  'type',
+  'ref_nr',
+  'trans_id',
+  'value',
+  'surcharge_value',
+  'status',
+  'response_code',
+  'created_at',
+] as const;
+
+/** PostgreSQL: the seq of an operation `r` appended to its payment's stored ones (r.seq: its place among those added). */
+const NEXT_SEQ =
+  '(select coalesce(max(o.seq), 0) from payment_operation o where o.pay_id = r.pay_id) + row_number() over (order by r.seq)';
 
 function operationToRow(payId: string, seq: number, op: PaymentOperation): Insertable<PaymentOperationTable> {
   return {
@@ -180,15 +199,17 @@ export class KyselyPaymentRepository implements PaymentRepository {
       }
       return;
     }
-    // One read gives both what is stored and the last seq (issue 12: no separate max(seq) per update).
-    const stored = await this.db
-      .selectFrom('payment_operation')
-      .select(['x_id', 'seq'])
-      .where('pay_id', '=', p.payId)
-      .execute();
-    const known = new Set(stored.map((r) => r.x_id));
-    const fresh = p.operations.filter((op) => !known.has(op.xId));
-    await this.insertAfter(p.payId, Math.max(0, ...stored.map((r) => Number(r.seq))), fresh);
+    // PostgreSQL (issue 12): one deferrable statement, no read. The operations travel as one JSON array typed by
+    // the table's row type; those stored already are left out (looked up by pay_id, through its index: a `not exists`
+    // on x_id was planned as a hash anti-join over the whole table) and the others numbered after the last stored
+    // seq, in their order. One statement, so the payment's other deferrable writes can join it (postgres-deferring-driver.ts).
+    const rows = JSON.stringify(p.operations.map((op, i) => operationToRow(p.payId, i + 1, op)));
+    const insert = sql`insert into payment_operation (${sql.raw(OPERATION_COLUMNS.join(', '))})
+      select ${sql.raw(OPERATION_COLUMNS.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}
+      from json_populate_recordset(null::payment_operation, ${rows}::json) r
+      where r.x_id not in (select o.x_id from payment_operation o where o.pay_id = ${p.payId})
+      on conflict (x_id) do nothing`.compile(this.db);
+    await this.db.executeQuery(deferrable(insert));
   }
 
   async insertOperations(payId: string, operations: PaymentOperation[]): Promise<void> {

@@ -12,6 +12,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { isDeferrable } from './deferrable.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import {
   BatchFailed,
@@ -31,20 +32,6 @@ export interface GroupCommitStats {
   units: number;
   /** Synchronous round trips to the writer (a transaction that needed an answer mid-way). */
   syncCalls: number;
-}
-
-const deferrableQueries = new WeakSet<CompiledQuery>();
-
-/**
- * Marks a compiled write (no `returning`) whose result its caller does not read: inside a transaction on SQLite it is
- * queued with the unit instead of sent on its own, so a unit of such writes costs no round trip of its own: it rides
- * along with its batch's COMMIT (issue 12). Its error, if any, fails the unit's commit and rolls the unit back as any
- * failing statement does. Other dialects run it as usual.
- * @returns `query`, for chaining into `executeQuery`.
- */
-export function deferrable<Q extends CompiledQuery>(query: Q): Q {
-  deferrableQueries.add(query);
-  return query;
 }
 
 /** A unit of work: a Kysely transaction, or one statement outside a transaction. */
@@ -228,7 +215,7 @@ export class SqliteGroupCommitDriver implements Driver {
     const batch = unit.batch;
     if (batch.failure !== undefined) throw batch.failure;
     const statement: Statement = { sql: query.sql, params: query.parameters };
-    if (deferrableQueries.has(query)) {
+    if (isDeferrable(query)) {
       unit.statements.push(statement);
       return { rows: [] };
     }

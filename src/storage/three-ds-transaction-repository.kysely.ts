@@ -8,9 +8,9 @@ import type {
   ThreeDSTransactionRepository,
 } from '../domain/threeds/three-ds-transaction.js';
 import type { Database, ThreeDSTransactionTable } from './database.js';
+import { deferrable } from './deferrable.js';
 import { shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
-import { deferrable } from './sqlite-group-commit.js';
 
 /** Row of `three_ds_transaction` (migration 2026-11-21-0004). Times ISO 8601 text; `authentication` JSON text. */
 

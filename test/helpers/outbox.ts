@@ -11,7 +11,8 @@ export async function outboxEvents(
     .selectFrom('notification')
     .select(['type', 'payload', 'created_at'])
     .where('pay_id', '=', payId)
-    .orderBy('created_at');
+    .orderBy('created_at')
+    .orderBy('id'); // as the notifications API orders them: ids are time-ordered (UUID v7), created_at ties
   if (typePrefix !== undefined) query = query.where('type', 'like', `${typePrefix}%`);
   const rows = await query.execute();
   return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) }));

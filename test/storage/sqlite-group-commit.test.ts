@@ -5,7 +5,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/storage/create-db.js';
-import { deferrable, SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
+import { deferrable } from '../../src/storage/deferrable.js';
+import { SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
 
 interface Db {
   item: { id: number; label: string };
