@@ -146,14 +146,10 @@ export class PostgresDeferringDriver implements Driver {
     if (tx?.begun) await this.inner.rollbackTransaction(c.inner);
   }
 
-  async savepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    const c = connection as DeferringConnection;
-    if (c.tx) await c.flush(c.tx);
-    await this.inner.savepoint?.(c.inner, name, compileQuery);
+  /** Savepoints order the writes around them: the queued ones go first. */
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    const inner = await this.flushed(connection);
+    await this.inner.savepoint?.(inner, name, compile);
   }
 
   async rollbackToSavepoint(
@@ -169,11 +165,17 @@ export class PostgresDeferringDriver implements Driver {
   async releaseSavepoint(
     connection: DatabaseConnection,
     name: string,
-    compileQuery: QueryCompiler['compileQuery'],
+    compile: QueryCompiler['compileQuery'],
   ): Promise<void> {
+    const inner = await this.flushed(connection);
+    await this.inner.releaseSavepoint?.(inner, name, compile);
+  }
+
+  /** The server connection, once the transaction's queued writes are sent. */
+  private async flushed(connection: DatabaseConnection): Promise<DatabaseConnection> {
     const c = connection as DeferringConnection;
     if (c.tx) await c.flush(c.tx);
-    await this.inner.releaseSavepoint?.(c.inner, name, compileQuery);
+    return c.inner;
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
