@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isUniqueViolation } from '../../src/storage/create-db.js';
 import { deferrable } from '../../src/storage/deferrable.js';
 import { SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
@@ -175,5 +175,34 @@ describe('SQLite group commit', () => {
     });
     await first;
     expect(seen).toEqual([5, 6]);
+  });
+  // Checkpoints beside the writer (sqlite-checkpointer.ts): SQLite's automatic checkpoint runs inside the COMMIT that
+  // takes the WAL past 1,000 pages; Kassa copies committed pages into the database file from a thread of its own.
+  it('copies committed pages into the database file well before the WAL reaches 1,000 pages', async () => {
+    const checkpointer = dialect.driver.checkpointer;
+    if (checkpointer === undefined) throw new Error('a file database has a checkpointer');
+    const sizeBefore = statSync(file).size;
+    // ~100 pages of rows: far below the automatic checkpoint's 1,000, so only the checkpointer moves them.
+    for (let i = 0; i < 10; i++) {
+      await db
+        .insertInto('item')
+        .values(Array.from({ length: 40 }, (_, j) => ({ id: i * 40 + j, label: 'x'.repeat(1000) })))
+        .execute();
+    }
+    await vi.waitFor(
+      () => {
+        expect(checkpointer.stats.walFrames).toBeGreaterThan(0);
+        expect(checkpointer.stats.checkpointedFrames).toBe(checkpointer.stats.walFrames);
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect(checkpointer.stats.walFrames).toBeLessThan(1000);
+    expect(statSync(file).size).toBeGreaterThan(sizeBefore + 90 * 4096); // the rows are in the database file
+    expect(checkpointer.lastError).toBeUndefined();
+    const count = await db
+      .selectFrom('item')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    expect(count).toEqual({ n: 400 });
   });
 });
