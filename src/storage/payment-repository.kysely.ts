@@ -35,21 +35,6 @@ function operationRowToOperation(row: Selectable<PaymentOperationTable>): Paymen
   };
 }
 
-/** The columns operationToRow fills. */
-const OPERATION_COLUMNS = [
-  'x_id',
-  'pay_id',
-  'seq',
-  'type',
-  'ref_nr',
-  'trans_id',
-  'value',
-  'surcharge_value',
-  'status',
-  'response_code',
-  'created_at',
-] as const;
-
 /** PostgreSQL: the seq of an operation `r` appended to its payment's stored ones (r.seq: its place among those added). */
 const NEXT_SEQ =
   '(select coalesce(max(o.seq), 0) from payment_operation o where o.pay_id = r.pay_id) + row_number() over (order by r.seq)';
@@ -203,10 +188,11 @@ export class KyselyPaymentRepository implements PaymentRepository {
     // the table's row type; those stored already are left out (looked up by pay_id, through its index: a `not exists`
     // on x_id was planned as a hash anti-join over the whole table) and the others numbered after the last stored
     // seq, in their order. One statement, so the payment's other deferrable writes can join it (postgres-deferring-driver.ts).
-    const rows = JSON.stringify(p.operations.map((op, i) => operationToRow(p.payId, i + 1, op)));
-    const insert = sql`insert into payment_operation (${sql.raw(OPERATION_COLUMNS.join(', '))})
-      select ${sql.raw(OPERATION_COLUMNS.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}
-      from json_populate_recordset(null::payment_operation, ${rows}::json) r
+    const rows = p.operations.map((op, i) => operationToRow(p.payId, i + 1, op));
+    const names = Object.keys(rows[0] ?? {}); // operationToRow's, the same for every row
+    const insert = sql`insert into payment_operation (${sql.raw(names.join(', '))})
+      select ${sql.raw(names.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}
+      from json_populate_recordset(null::payment_operation, ${JSON.stringify(rows)}::json) r
       where r.x_id not in (select o.x_id from payment_operation o where o.pay_id = ${p.payId})
       on conflict (x_id) do nothing`.compile(this.db);
     await this.db.executeQuery(deferrable(insert));
