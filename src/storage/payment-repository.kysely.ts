@@ -1,4 +1,6 @@
-import { type Insertable, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, SqliteAdapter, sql } from 'kysely';
+import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import type {
   CaptureMethod,
   CardSummary,
@@ -35,6 +37,27 @@ function operationRowToOperation(row: Selectable<PaymentOperationTable>): Paymen
   };
 }
 
+/** Every column of payment_operation, for the JSON array of a payment's operations (SQLite's json_object names each). */
+const OPERATION_COLUMNS = [
+  'x_id',
+  'pay_id',
+  'seq',
+  'type',
+  'ref_nr',
+  'trans_id',
+  'value',
+  'surcharge_value',
+  'status',
+  'response_code',
+  'created_at',
+  'final_capture',
+  'claimed_until',
+  'request_key',
+] as const satisfies readonly (keyof PaymentOperationTable)[];
+
+/** A payment row read with its operations as one JSON array column (`operations`: text on SQLite, parsed on PostgreSQL). */
+type PaymentWithOperationsRow = Selectable<PaymentTable> & { operations: unknown };
+
 /** PostgreSQL: the seq of an operation `r` appended to its payment's stored ones (r.seq: its place among those added). */
 const NEXT_SEQ =
   '(select coalesce(max(o.seq), 0) from payment_operation o where o.pay_id = r.pay_id) + row_number() over (order by r.seq)';
@@ -58,6 +81,16 @@ function operationToRow(payId: string, seq: number, op: PaymentOperation): Inser
 function consentFromJson(text: string | null): SurchargeConsent | undefined {
   const c = fromJson<Omit<SurchargeConsent, 'consentedAt'> & { consentedAt: string }>(text);
   return c && { ...c, consentedAt: new Date(c.consentedAt) };
+}
+
+/** A payment row with its `operations` JSON array column (selectWithOperations) as a Payment. */
+function paymentWithOperations({ operations, ...row }: PaymentWithOperationsRow): Payment {
+  const ops = (
+    typeof operations === 'string' ? JSON.parse(operations) : operations
+  ) as Selectable<PaymentOperationTable>[];
+  // By seq, whatever order the aggregate kept (SQL gives an aggregate over an ordered subquery no order guarantee).
+  ops.sort((a, b) => a.seq - b.seq);
+  return paymentRowToPayment(row, ops.map(operationRowToOperation));
 }
 
 export function paymentRowToPayment(row: Selectable<PaymentTable>, operations: PaymentOperation[]): Payment {
@@ -219,16 +252,14 @@ export class KyselyPaymentRepository implements PaymentRepository {
 
   async findByPayId(merchantId: string, payId: string): Promise<Payment | undefined> {
     const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () =>
-      this.db.selectFrom('payment').selectAll().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
+      this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
     );
-    const row = (await this.db.executeQuery(query)).rows[0] as Selectable<PaymentTable> | undefined;
-    return row && this.withOperations(row);
+    const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
+    return row && paymentWithOperations(row);
   }
 
   async findWaitingHostedCreatedBefore(before: Date, limit: number): Promise<Payment[]> {
-    const rows = await this.db
-      .selectFrom('payment')
-      .selectAll()
+    const rows = await this.selectWithOperations()
       .where('status', '=', 'PENDING')
       .where('integration_type', '=', 'HOSTED')
       .where('response_code', '=', '60040001')
@@ -236,7 +267,7 @@ export class KyselyPaymentRepository implements PaymentRepository {
       .orderBy('created_at')
       .limit(limit)
       .execute();
-    return Promise.all(rows.map((row) => this.withOperations(row)));
+    return rows.map(paymentWithOperations);
   }
 
   async findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined> {
@@ -253,14 +284,12 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async findByPayIdAnyMerchant(payId: string): Promise<Payment | undefined> {
-    const row = await this.db.selectFrom('payment').selectAll().where('pay_id', '=', payId).executeTakeFirst();
-    return row && this.withOperations(row);
+    const row = await this.selectWithOperations().where('pay_id', '=', payId).executeTakeFirst();
+    return row && paymentWithOperations(row);
   }
 
   async findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined> {
-    const row = await this.db
-      .selectFrom('payment')
-      .selectAll()
+    const row = await this.selectWithOperations()
       .where('merchant_id', '=', merchantId)
       .where('trans_id', '=', transId)
       .orderBy('created_at', 'desc')
@@ -268,7 +297,28 @@ export class KyselyPaymentRepository implements PaymentRepository {
       .orderBy(sql`case when status = 'FAILED' then 1 else 0 end`)
       .orderBy('pay_id', 'desc')
       .executeTakeFirst();
-    return row && this.withOperations(row);
+    return row && paymentWithOperations(row);
+  }
+
+  /**
+   * `select payment.*, <its operations as one JSON array> from payment`: a payment and its operations in ONE statement
+   * (issue 12: one read instead of two on the lookup path), through Kysely's JSON helpers for the dialect.
+   */
+  private selectWithOperations(): SelectQueryBuilder<Database, 'payment', PaymentWithOperationsRow> {
+    const sqlite = this.db.getExecutor().adapter instanceof SqliteAdapter;
+    const jsonArrayFrom = sqlite ? sqliteJsonArrayFrom : postgresJsonArrayFrom;
+    return this.db
+      .selectFrom('payment')
+      .selectAll('payment')
+      .select((eb) =>
+        jsonArrayFrom(
+          eb
+            .selectFrom('payment_operation')
+            .select(OPERATION_COLUMNS)
+            .whereRef('payment_operation.pay_id', '=', 'payment.pay_id')
+            .orderBy('payment_operation.seq'),
+        ).as('operations'),
+      );
   }
 
   private async withOperations(row: Selectable<PaymentTable>): Promise<Payment> {

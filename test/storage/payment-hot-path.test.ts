@@ -11,6 +11,7 @@ import { MemorySettlementLedger } from '../../src/integrations/acquirer-simulato
 import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
 import type { KyselyStore } from '../../src/storage/kysely-store.js';
+import { KyselyPaymentRepository } from '../../src/storage/payment-repository.kysely.js';
 import { browserInfo as BROWSER, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../helpers/dialects.js';
@@ -93,6 +94,50 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
       [authorization.xId, 'AUTHORIZATION'],
       ['f'.repeat(32), 'CAPTURE'],
     ]);
+  });
+
+  it('reads a payment back with its operations in ONE statement, every field as written', async () => {
+    const p = await services.payments.createDirectPayment(merchant, direct({ captureMethod: 'MANUAL' }));
+    const [authorization] = p.operations;
+    if (authorization === undefined) throw new Error('no authorization');
+    const capture: PaymentOperation = {
+      ...authorization,
+      xId: 'e'.repeat(32),
+      type: 'CAPTURE',
+      refNr: 'ref-1',
+      transId: 'capture-1',
+      value: 5_000,
+      finalCapture: true,
+      requestKey: 'key-1',
+      creationDate: new Date(clock.now().getTime() + 1_000),
+    };
+    const written = { ...p, capturedValue: 5_000, operations: [...p.operations, capture] };
+    await store.transaction((tx) => tx.payments.update(written));
+    // The columns only the follow-up path writes (write-ahead follow-ups).
+    await database.db.kysely
+      .updateTable('payment_operation')
+      .set({ final_capture: 1, request_key: 'key-1' })
+      .where('x_id', '=', capture.xId)
+      .execute();
+    let statements = 0;
+    const counted = new KyselyPaymentRepository(
+      database.db.kysely.withPlugin({
+        transformQuery: (args) => args.node,
+        // Called for every statement executed, compiled just now or earlier (query-shapes.ts).
+        transformResult: async (args) => {
+          statements++;
+          return args.result;
+        },
+      }),
+    );
+    const stored = await counted.findByPayId(merchant.merchantId, p.payId);
+    expect(statements).toBe(1);
+    expect(stored?.operations).toEqual(written.operations);
+    expect(stored?.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE']);
+    expect(stored?.capturedValue).toBe(5_000);
+    expect(await counted.findLatestByTransId(merchant.merchantId, p.transId)).toEqual(stored);
+    expect(await counted.findByPayIdAnyMerchant(p.payId)).toEqual(stored);
+    expect(await counted.findByPayId('someone_else', p.payId)).toBeUndefined();
   });
 
   it.runIf(dialect === 'sqlite')(
