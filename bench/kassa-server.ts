@@ -9,6 +9,7 @@ import { Agent, fetch } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { KassaError } from '../src/domain/errors/error-catalogue.js';
+import { limitHeapGrowth } from '../src/server/heap.js';
 import { serveBenchChild } from './child-protocol.js';
 import { BENCH_MERCHANT_ID, directPaymentBody } from './workload.js';
 
@@ -20,6 +21,7 @@ const config = loadConfig({
   LOG_LEVEL: 'warn',
   KASSA_MAX_EVENT_LOOP_DELAY: '0',
 });
+limitHeapGrowth(config.heapGrowingPercent); // as `kassa serve` does (src/server/serve.ts)
 const kassa = await buildApp(config);
 await kassa.app.listen({ host: '127.0.0.1', port: 0 });
 const address = kassa.app.server.address();

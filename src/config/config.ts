@@ -60,6 +60,12 @@ export const ConfigSchema = Type.Object({
     default: 1000,
     description: 'ms of event-loop delay above which requests get 503 (load shedding); 0 turns it off',
   }),
+  KASSA_HEAP_GROWING_PERCENT: Type.Integer({
+    minimum: 0,
+    maximum: 300,
+    default: 50,
+    description: "V8 grows the heap to this % above the live data after a full GC; 0 leaves V8's own factor (up to 4×)",
+  }),
   KASSA_WORKERS: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 256 })], {
     default: 1,
     description: 'worker processes sharing the port (node:cluster); auto = number of cores; > 1 needs PostgreSQL',
@@ -172,6 +178,8 @@ export interface Config {
   logLevel: string;
   /** Event-loop delay (ms) above which Kassa sheds load with 503; 0 = off. */
   maxEventLoopDelayMs: number;
+  /** % by which V8 grows the heap over the live data after a full GC (server/heap.ts); 0 = V8's own factor. */
+  heapGrowingPercent: number;
   /** Worker processes of `kassa serve` on one port (1: no cluster). */
   workers: number;
   /** Claim lease of notification delivery in ms; undefined: the dispatcher's default. */
@@ -266,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     binFile: isAbsolute(raw.KASSA_BIN_FILE) ? raw.KASSA_BIN_FILE : resolve(cwd, raw.KASSA_BIN_FILE),
     logLevel: raw.LOG_LEVEL,
     maxEventLoopDelayMs: raw.KASSA_MAX_EVENT_LOOP_DELAY,
+    heapGrowingPercent: raw.KASSA_HEAP_GROWING_PERCENT,
     workers,
     notificationLeaseMs: raw.KASSA_NOTIFICATION_LEASE,
     redisUrl: raw.KASSA_REDIS_URL,

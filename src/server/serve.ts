@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { loadRuntimeSecrets } from '../config/data-dir.js';
 import { HostedLinks } from '../hosted/links.js';
 import { createDemoCheckout, ensureDemoMerchant } from './demo.js';
+import { limitHeapGrowth } from './heap.js';
 import { SHUTDOWN_DRAIN_MS, SHUTDOWN_GRACE_MS } from './lifecycle.js';
 
 /** How long the primary waits for a worker to drain before it kills it. */
@@ -25,6 +26,7 @@ export async function serve(config: Config): Promise<void> {
 }
 
 async function startKassa(config: Config): Promise<Kassa> {
+  limitHeapGrowth(config.heapGrowingPercent);
   try {
     return await buildApp(config);
   } catch (error) {

@@ -96,6 +96,12 @@ describe('KASSA_WORKERS', () => {
     },
   );
 
+  it('heap growth: 50 % by default, 0 for V8’s own factor, nothing past 300', () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(50);
+    expect(loadConfig({ KASSA_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(() => loadConfig({ KASSA_HEAP_GROWING_PERCENT: '301' })).toThrow(/KASSA_HEAP_GROWING_PERCENT/);
+  });
+
   it.each(['0', '-1', 'many'])('refuses KASSA_WORKERS=%s', (workers) => {
     expect(() => loadConfig({ KASSA_WORKERS: workers, DATABASE_URL: 'postgres://kassa@db/kassa' })).toThrow(
       /KASSA_WORKERS/,
