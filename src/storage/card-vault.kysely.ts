@@ -1,12 +1,30 @@
 import type { Kysely } from 'kysely';
 import type { CardInput } from '../domain/payments/payment-request.js';
 import type { CardVault } from '../domain/ports/card-vault.js';
+import type { PendingCardRepository } from '../domain/ports/store.js';
 import type { KyselyCardKeyring } from './card-keyring.kysely.js';
 import type { Database, PendingCardTable } from './database.js';
+import { deferrable } from './deferrable.js';
 import { shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
 
 type Db = Kysely<Database>;
+
+/**
+ * `pending_card` rows in a store transaction (PendingCardRepository): the delete is deferrable (storage/deferrable.ts),
+ * so inside the transaction that ends a payment it joins that transaction's other writes: no statement of its own on
+ * PostgreSQL, no writer round trip on SQLite, and nothing written when the payment never kept a card.
+ */
+export class KyselyPendingCardRepository implements PendingCardRepository {
+  constructor(private readonly db: Db) {}
+
+  async delete(payId: string): Promise<void> {
+    const query = shaped(this.db, 'pending_card.delete', [payId], () =>
+      this.db.deleteFrom('pending_card').where('pay_id', '=', payId),
+    );
+    await this.db.executeQuery(deferrable(query));
+  }
+}
 
 /**
  * The CardVault port over Kysely: one `pending_card` row per payment holding the card as AES-256-GCM ciphertext
@@ -58,13 +76,7 @@ export class KyselyCardVault implements CardVault {
   }
 
   async delete(payId: string): Promise<void> {
-    // Most payments never vaulted a card (frictionless 3-D Secure): a read (on SQLite on the read connection, no
-    // writer round trip, no commit) spares them a durable write (issue 12).
-    const query = shaped(this.#db, 'pending_card.exists', [payId], () =>
-      this.#db.selectFrom('pending_card').select('pay_id').where('pay_id', '=', payId),
-    );
-    if ((await this.#db.executeQuery(query)).rows.length === 0) return;
-    await this.#db.deleteFrom('pending_card').where('pay_id', '=', payId).execute();
+    await new KyselyPendingCardRepository(this.#db).delete(payId);
   }
 
   async deleteExpired(now: Date): Promise<number> {

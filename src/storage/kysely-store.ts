@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../domain/ports/store.js';
 import { KyselyApiKeyRepository } from './api-key-repository.kysely.js';
+import { KyselyPendingCardRepository } from './card-vault.kysely.js';
 import { KyselyCheckoutSessionRepository } from './checkout-session-repository.kysely.js';
 import type { Database } from './database.js';
 import { KyselyFollowUpOperationRepository } from './follow-up-operation-repository.kysely.js';
@@ -25,6 +26,7 @@ export class KyselyStore implements Store {
   readonly notifications: KyselyNotificationRepository;
   readonly surchargeSettings: KyselySurchargeSettingsRepository;
   readonly followUpOperations: KyselyFollowUpOperationRepository;
+  readonly pendingCards: KyselyPendingCardRepository;
 
   /** `webhookSecrets` seals and opens the merchants' webhook secrets (storage/webhook-secret-box.ts). */
   constructor(
@@ -42,6 +44,7 @@ export class KyselyStore implements Store {
     this.notifications = new KyselyNotificationRepository(db, webhookSecrets);
     this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
     this.followUpOperations = new KyselyFollowUpOperationRepository(db);
+    this.pendingCards = new KyselyPendingCardRepository(db);
   }
 
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {

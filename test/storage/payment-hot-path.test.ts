@@ -2,7 +2,8 @@
  * The write path of a DIRECT payment (issue 12): one durable write before the acquirer call (the intent) and one
  * after (the result with the 3-D Secure outcome, the operations, the events), no re-read of what was just written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/app.js';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { PaymentOperation } from '../../src/domain/payments/payment.js';
@@ -139,6 +140,22 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
     expect(await counted.findByPayIdAnyMerchant(p.payId)).toEqual(stored);
     expect(await counted.findByPayId('someone_else', p.payId)).toBeUndefined();
   });
+
+  it.runIf(dialect === 'postgres')(
+    'on PostgreSQL a frictionless DIRECT payment is two statements: the intent and the result (with the card cleanup)',
+    async () => {
+      await services.payments.createDirectPayment(merchant, direct()); // warm: caches, first statements
+      const queries = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        await services.payments.createDirectPayment(merchant, direct());
+        const sent = queries.mock.calls.map((c) => String(c[0]));
+        expect(sent, sent.join('\n')).toHaveLength(2);
+        expect(sent[1]).toMatch(/delete from "pending_card"/);
+      } finally {
+        queries.mockRestore();
+      }
+    },
+  );
 
   it.runIf(dialect === 'sqlite')(
     'on SQLite a payment is two units of work (intent, result) and no synchronous writer round trip',

@@ -191,10 +191,8 @@ export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: st
     });
     return payment;
   });
-  for (const ended of stale) {
-    await deps.cardVault.delete(ended.payId);
-    deps.onPaymentFinal?.(ended);
-  }
+  // recordFinalPayment deleted their kept cards in the transaction.
+  for (const ended of stale) deps.onPaymentFinal?.(ended);
   if (started === 'SESSION_FAILED') throw new KassaError('SESSION_FAILED');
   return started;
 }

@@ -7,7 +7,7 @@ import { enqueuePaymentEvent } from './payment-events.js';
 import { nextStatus, type PaymentTransition } from './payment-state-machine.js';
 
 /** What ending a payment needs: a subset of PaymentServiceDeps, which the hosted service has too. */
-export type FinishPaymentDeps = Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids' | 'publicUrl' | 'cardVault'> &
+export type FinishPaymentDeps = Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids' | 'publicUrl'> &
   Partial<Pick<PaymentServiceDeps, 'onPaymentFinal'>>;
 
 /**
@@ -45,13 +45,15 @@ export async function recordFinalPayment(
   const captureDueAt = status === 'AUTHORIZED' ? delayedCaptureDueAt(final, final.updatedAt) : undefined;
   if (captureDueAt) await tx.followUpOperations.scheduleCapture(final.payId, captureDueAt);
   await tx.threeDSTransactions.close(final.payId, final.updatedAt);
+  // The card kept for 3-D Secure (if any) goes with the same commit: a final payment never keeps one.
+  await tx.pendingCards.delete(final.payId);
   await enqueuePaymentEvent(tx, deps, merchant, final, ok ? 'payment.authorized' : 'payment.failed');
   return final;
 }
 
 /**
- * Ends a PENDING payment (see recordFinalPayment) in its own transaction, then deletes its vaulted card (no longer
- * needed once the payment is authorized or failed) and reports it to `onPaymentFinal`. The one way every payment
+ * Ends a PENDING payment (see recordFinalPayment: its vaulted card, no longer needed once the payment is authorized or
+ * failed, is deleted in the same transaction) in its own transaction and reports it to `onPaymentFinal`. The one way every payment
  * operation — authorization, 3-D Secure failures, the results handler, the expiry sweeps, a hosted cancel — ends a
  * payment.
  */
@@ -67,7 +69,6 @@ export async function finishPayment(
     await alongside?.(tx);
     return recordFinalPayment(tx, deps, merchant, payment, responseCode, operations);
   });
-  await deps.cardVault.delete(final.payId);
   deps.onPaymentFinal?.(final);
   return final;
 }

@@ -60,6 +60,16 @@ export interface ClaimedFollowUp {
 }
 
 /**
+ * The rows of the CardVault (ports/card-vault.ts) as part of a store transaction: removing a payment's card needs no
+ * key, so the transaction that ends the payment removes it too (issue 12: no statement of its own after the result;
+ * and no window in which a final payment still has a card kept).
+ */
+export interface PendingCardRepository {
+  /** Removes the card kept for a payment's 3-D Secure steps; a no-op when there is none. */
+  delete(payId: string): Promise<void>;
+}
+
+/**
  * Write-ahead follow-ups (issue 9 defect 3) and scheduled DELAYED captures. Claims are safe on every node at once:
  * PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite's single writer; a claim is a lease that expires, so a node that dies
  * while holding one delays the work, never loses it.
@@ -206,6 +216,8 @@ export interface Store {
   threeDSTransactions: ThreeDSTransactionRepository;
   /** Write-ahead follow-up operations and scheduled DELAYED captures. */
   followUpOperations: FollowUpOperationRepository;
+  /** The cards kept between AReq and 3-D Secure result (read and written, encrypted, through the CardVault). */
+  pendingCards: PendingCardRepository;
   /** Runs `work` in one database transaction; every repository of the `tx` store uses it. Rolls back on throw. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
 }
