@@ -35,7 +35,7 @@ import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
-import { AuthFailureLimit } from './http/auth/failure-limit.js';
+import { AUTH_FAILURE_LIMIT, AuthFailureLimit } from './http/auth/failure-limit.js';
 import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
 import { authenticateFirst } from './http/plugins/auth-first.js';
 import { strictDocsCsp } from './http/plugins/docs-csp.js';
@@ -409,7 +409,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const authEpoch = new KyselyAuthEpoch(db.kysely);
-  const authFailures = new AuthFailureLimit(attemptCounters, () => clock.now());
+  // Counted in the database: the failure count and the credentials epoch are one read per Basic request (issue 12).
+  const authFailures = new AuthFailureLimit(
+    attemptCounters,
+    () => clock.now(),
+    AUTH_FAILURE_LIMIT.max,
+    redis ? undefined : (key, windowMs, now) => authEpoch.readWithAttempts(key, windowMs, now),
+  );
   const auth = merchantAuth(new CredentialCache(services.merchants, () => authEpoch.read()), tokens, authFailures);
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 

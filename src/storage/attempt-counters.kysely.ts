@@ -6,6 +6,15 @@ import type { Database } from './database.js';
 const CLEANUP_EVERY_MS = 60_000; // 1 min
 
 /**
+ * The `rate_limit_counter` row of an attempt counter: key `a:<key>@<window ms>:<window start>`, `resetAt` the window's
+ * end (Unix ms).
+ */
+export function attemptRowKey(key: string, windowMs: number, now: Date): { key: string; resetAt: number } {
+  const start = windowStart(windowMs, now);
+  return { key: `a:${key}@${windowMs}:${start}`, resetAt: start + windowMs };
+}
+
+/**
  * Attempt counters in the database's `rate_limit_counter` table, so that every node on one PostgreSQL counts
  * against the same limit (issue 14) and counts survive a restart. One row per key and window
  * (`a:<key>@<window start>`, `reset_at` = the window's end, Unix ms); one upsert per attempt.
@@ -15,22 +24,17 @@ export class KyselyAttemptCounters implements AttemptCounters {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  private rowKey(key: string, windowMs: number, now: Date): { key: string; resetAt: number } {
-    const start = windowStart(windowMs, now);
-    return { key: `a:${key}@${windowMs}:${start}`, resetAt: start + windowMs };
-  }
-
   async count(key: string, windowMs: number, now: Date): Promise<number> {
     const row = await this.db
       .selectFrom('rate_limit_counter')
       .select('count')
-      .where('key', '=', this.rowKey(key, windowMs, now).key)
+      .where('key', '=', attemptRowKey(key, windowMs, now).key)
       .executeTakeFirst();
     return row ? Number(row.count) : 0;
   }
 
   async hit(key: string, windowMs: number, now: Date): Promise<number> {
-    const { key: rowKey, resetAt } = this.rowKey(key, windowMs, now);
+    const { key: rowKey, resetAt } = attemptRowKey(key, windowMs, now);
     const row = await this.db
       .insertInto('rate_limit_counter')
       .values({ key: rowKey, count: 1, reset_at: resetAt })

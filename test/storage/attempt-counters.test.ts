@@ -5,6 +5,7 @@ import type { AttemptCounters } from '../../src/domain/ports/attempt-counters.js
 import { KyselyAttemptCounters } from '../../src/storage/attempt-counters.kysely.js';
 import { InMemoryAttemptCounters } from '../../src/storage/attempt-counters.memory.js';
 import { RedisAttemptCounters } from '../../src/storage/attempt-counters.redis.js';
+import { KyselyAuthEpoch } from '../../src/storage/auth-epoch.kysely.js';
 import { createDb, type Db, migrateToLatest } from '../../src/storage/create-db.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 
@@ -63,6 +64,40 @@ describe.each(DIALECTS)('KyselyAttemptCounters (%s)', (dialect) => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).hit(key, WINDOW_MS, at(5_000))));
     expect(await a.count(key, WINDOW_MS, at(5_000))).toBe(10);
     expect(await b.count(key, WINDOW_MS, at(5_000))).toBe(10);
+  });
+
+  // Issue 12: HTTP Basic reads its failure count and the credentials epoch in one statement.
+  it('KyselyAuthEpoch.readWithAttempts: the same count as count(), and the epoch as read(), in one statement', async () => {
+    const epoch = new KyselyAuthEpoch(database.db.kysely);
+    const key = `k-${randomUUID()}`;
+    expect(await epoch.readWithAttempts(key, WINDOW_MS, at(0))).toEqual({ attempts: 0, epoch: await epoch.read() });
+    for (let i = 0; i < 3; i++) await a.hit(key, WINDOW_MS, at(1_000));
+    expect(await epoch.readWithAttempts(key, WINDOW_MS, at(2_000))).toEqual({ attempts: 3, epoch: await epoch.read() });
+    expect((await epoch.readWithAttempts(key, WINDOW_MS, at(60_000))).attempts).toBe(0); // the next window
+    expect((await epoch.readWithAttempts(`${key}-other`, WINDOW_MS, at(2_000))).attempts).toBe(0);
+    const before = await epoch.read();
+    const merchantId = `m_${randomUUID().slice(0, 8)}`;
+    await database.db.kysely
+      .insertInto('merchant')
+      .values({
+        merchant_id: merchantId,
+        name: 'Shop',
+        country: 'DK',
+        currency: 'DKK',
+        sandbox: 1,
+        webhook_url: null,
+        webhook_secret: 'sealed',
+        surcharge: null,
+        created_at: at(0).toISOString(),
+      })
+      .execute();
+    // A merchant row changed bumps it (triggers, migration 2026-11-23-0101).
+    await database.db.kysely
+      .updateTable('merchant')
+      .set({ name: 'Renamed' })
+      .where('merchant_id', '=', merchantId)
+      .execute();
+    expect((await epoch.readWithAttempts(key, WINDOW_MS, at(2_000))).epoch).toBeGreaterThan(before);
   });
 });
 

@@ -31,12 +31,14 @@ export function merchantAuth(credentials: CredentialCache, tokens: AccessTokens,
     const basic = parseBasicAuthorization(header);
     if (basic) {
       // Failed Basic authentications are limited per merchant id and source address, like the token endpoint's.
-      if (failures && (await failures.blocked('basic', basic.id, request.ip))) {
+      // With the failure count comes the credentials epoch, when both are in the database (one read).
+      const precheck = failures ? await failures.precheck('basic', basic.id, request.ip) : undefined;
+      if (failures && precheck?.blocked) {
         reply.header('retry-after', failures.retryAfterSeconds());
         await sendProblem(request, reply, 'RATE_LIMITED', 'too many failed authentications; retry later');
         return;
       }
-      merchant = await credentials.byApiKey(basic.id, basic.secret);
+      merchant = await credentials.byApiKey(basic.id, basic.secret, precheck?.epoch);
       if (!merchant) await failures?.failed('basic', basic.id, request.ip);
     } else {
       const bearer = header?.match(/^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i)?.[1];

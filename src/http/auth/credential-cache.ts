@@ -28,11 +28,15 @@ export class CredentialCache {
     private readonly maxEntries = CREDENTIAL_CACHE_MAX_ENTRIES,
   ) {}
 
-  /** HTTP Basic (spec §5.1): the merchant whose unrevoked API key this is; undefined for every failure alike. */
-  byApiKey(merchantId: string, apiKey: string): Promise<Merchant | undefined> {
+  /**
+   * HTTP Basic (spec §5.1): the merchant whose unrevoked API key this is; undefined for every failure alike.
+   * @param epoch the credentials epoch when the caller read it already, in this request, before this call
+   *   (AuthFailureLimit.precheck reads it with the failure count); else it is read here.
+   */
+  byApiKey(merchantId: string, apiKey: string, epoch?: number): Promise<Merchant | undefined> {
     // Keyed by the key's SHA-256, never the key itself.
     const id = `basic ${merchantId} ${createHash('sha256').update(apiKey, 'utf8').digest('hex')}`;
-    return this.lookup(id, async () => (await this.merchants.authenticateApiKey(merchantId, apiKey))?.merchant);
+    return this.lookup(id, async () => (await this.merchants.authenticateApiKey(merchantId, apiKey))?.merchant, epoch);
   }
 
   /** An access token's credential (spec §5.2): the merchant, while the key that obtained the token is not revoked. */
@@ -40,8 +44,12 @@ export class CredentialCache {
     return this.lookup(`bearer ${merchantId} ${keyId}`, () => this.merchants.findByActiveKey(merchantId, keyId));
   }
 
-  private async lookup(id: string, load: () => Promise<Merchant | undefined>): Promise<Merchant | undefined> {
-    const epoch = await this.readEpoch();
+  private async lookup(
+    id: string,
+    load: () => Promise<Merchant | undefined>,
+    epochRead?: number,
+  ): Promise<Merchant | undefined> {
+    const epoch = epochRead ?? (await this.readEpoch());
     const entry = this.entries.get(id);
     if (entry !== undefined && entry.epoch === epoch) return entry.merchant;
     const merchant = await load();

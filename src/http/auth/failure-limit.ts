@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { AttemptCounters } from '../../domain/ports/attempt-counters.js';
 
+/** Reads an attempt counter (AttemptCounters.count's arguments) and the credentials epoch in one statement. */
+export type ReadAttemptsWithEpoch = (
+  counterKey: string,
+  windowMs: number,
+  now: Date,
+) => Promise<{ attempts: number; epoch: number }>;
+
 /** Failed client authentications allowed per client id and source address (OAuth token endpoint and Basic). */
 export const AUTH_FAILURE_LIMIT = { max: 10, windowMs: 60_000 } as const;
 
@@ -11,10 +18,15 @@ export const AUTH_FAILURE_LIMIT = { max: 10, windowMs: 60_000 } as const;
  * shared by every node when `store` is (Redis, the database: issue 14).
  */
 export class AuthFailureLimit {
+  /**
+   * @param readWithEpoch when the counters are in the database: reads a counter (AttemptCounters.count's arguments)
+   *   and the credentials epoch in one statement (KyselyAuthEpoch.readWithAttempts), for `precheck`.
+   */
   constructor(
     private readonly store: AttemptCounters,
     private readonly now: () => Date,
     private readonly max: number = AUTH_FAILURE_LIMIT.max,
+    private readonly readWithEpoch?: ReadAttemptsWithEpoch,
   ) {}
 
   /** A digest, not the raw id: a client id may hold any text (NUL, lone surrogates) that no store should see. */
@@ -33,6 +45,19 @@ export class AuthFailureLimit {
     const key = this.key(scope, clientId, ip);
     const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => 0);
     return count >= this.max;
+  }
+
+  /**
+   * `blocked`, and the credentials epoch read by the same statement when the counters are in the database (issue 12:
+   * one round trip for both before an HTTP Basic lookup; CredentialCache takes the epoch). Without `readWithEpoch`,
+   * or when that read fails, `epoch` is undefined and the cache reads it itself (and meets the failure there).
+   */
+  async precheck(scope: string, clientId: string, ip: string): Promise<{ blocked: boolean; epoch?: number }> {
+    if (this.readWithEpoch === undefined) return { blocked: await this.blocked(scope, clientId, ip) };
+    const read = await this.readWithEpoch(this.key(scope, clientId, ip), AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(
+      () => undefined,
+    );
+    return read === undefined ? { blocked: false } : { blocked: read.attempts >= this.max, epoch: read.epoch };
   }
 
   /** Counts one failure (lost, not thrown, when the store cannot answer). */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import { CredentialCache } from '../../../src/http/auth/credential-cache.js';
+import { AUTH_FAILURE_LIMIT, AuthFailureLimit } from '../../../src/http/auth/failure-limit.js';
+import { InMemoryAttemptCounters } from '../../../src/storage/attempt-counters.memory.js';
 
 const merchant = (name: string): Merchant => ({
   merchantId: 'shop',
@@ -14,7 +16,13 @@ const merchant = (name: string): Merchant => ({
 
 /** A fake credential store counting its lookups; `epoch` is what the database's auth_epoch row would say. */
 function setup() {
-  const state = { epoch: 0, lookups: 0, current: merchant('v1') as Merchant | undefined, onLookup: () => {} };
+  const state = {
+    epoch: 0,
+    epochReads: 0,
+    lookups: 0,
+    current: merchant('v1') as Merchant | undefined,
+    onLookup: () => {},
+  };
   const merchants = {
     authenticateApiKey: async (id: string, key: string) => {
       state.lookups++;
@@ -28,7 +36,11 @@ function setup() {
       return id === 'shop' && keyId === 'key_1' ? state.current : undefined;
     },
   };
-  return { state, cache: new CredentialCache(merchants, async () => state.epoch) };
+  const readEpoch = async () => {
+    state.epochReads++;
+    return state.epoch;
+  };
+  return { state, cache: new CredentialCache(merchants, readEpoch) };
 }
 
 describe('CredentialCache', () => {
@@ -63,5 +75,53 @@ describe('CredentialCache', () => {
     await cache.byApiKey('shop', 'kassa_sk_good');
     state.current = undefined;
     expect(await cache.byApiKey('shop', 'kassa_sk_good')).toBeUndefined();
+  });
+
+  it('takes an epoch the caller read already (with the failure count) instead of reading it again', async () => {
+    const { state, cache } = setup();
+    expect((await cache.byApiKey('shop', 'kassa_sk_good', 0))?.name).toBe('v1');
+    expect((await cache.byApiKey('shop', 'kassa_sk_good', 0))?.name).toBe('v1');
+    expect(state.epochReads).toBe(0);
+    expect(state.lookups).toBe(1);
+    // A newer epoch given by the caller (a revocation elsewhere) sends the request to the database.
+    state.current = undefined;
+    expect(await cache.byApiKey('shop', 'kassa_sk_good', 1)).toBeUndefined();
+    expect(state.lookups).toBe(2);
+    expect(state.epochReads).toBe(0);
+  });
+});
+
+describe('AuthFailureLimit.precheck', () => {
+  const now = () => new Date('2026-11-23T12:00:30Z');
+  const counters = new InMemoryAttemptCounters();
+
+  it('without a combined read: the count from the counters, no epoch', async () => {
+    const limit = new AuthFailureLimit(counters, now, 2);
+    expect(await limit.precheck('basic', 'shop-a', '10.0.0.1')).toEqual({ blocked: false });
+    await limit.failed('basic', 'shop-a', '10.0.0.1');
+    await limit.failed('basic', 'shop-a', '10.0.0.1');
+    expect(await limit.precheck('basic', 'shop-a', '10.0.0.1')).toEqual({ blocked: true });
+  });
+
+  it('with a combined read: blocked from its attempts, and its epoch for the credential cache', async () => {
+    const reads: string[] = [];
+    const attempts = new Map<string, number>();
+    const limit = new AuthFailureLimit(counters, now, 2, async (key, windowMs) => {
+      reads.push(key);
+      expect(windowMs).toBe(AUTH_FAILURE_LIMIT.windowMs);
+      return { attempts: attempts.get(key) ?? 0, epoch: 7 };
+    });
+    expect(await limit.precheck('basic', 'shop-b', '10.0.0.1')).toEqual({ blocked: false, epoch: 7 });
+    attempts.set(reads[0] as string, 2);
+    expect(await limit.precheck('basic', 'shop-b', '10.0.0.1')).toEqual({ blocked: true, epoch: 7 });
+    expect(await limit.precheck('basic', 'shop-b', '10.0.0.2')).toEqual({ blocked: false, epoch: 7 }); // another address
+    expect(new Set(reads).size).toBe(2);
+  });
+
+  it('a combined read that fails blocks nobody and gives no epoch (the cache then reads it, and meets the failure)', async () => {
+    const limit = new AuthFailureLimit(counters, now, 2, async () => {
+      throw new Error('connection terminated');
+    });
+    expect(await limit.precheck('basic', 'shop-c', '10.0.0.1')).toEqual({ blocked: false });
   });
 });
