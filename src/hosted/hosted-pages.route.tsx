@@ -274,7 +274,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (link === 'EXPIRED') return message(reply, languageOf(request), 'sessionExpired', 410);
     try {
       const payment = await hosted.startSessionPayment(sessionId);
-      const t = links.token('payment', payment.payId, new Date(clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000));
+      // The card-step link lasts as long as the try (a resumed try keeps its link: the same URL each time).
+      const t = links.token('payment', payment.payId, hostedPaymentExpiresAt(payment));
       return reply.redirect(paymentUrl(payment.payId, t), 303);
     } catch (error) {
       const ended = error instanceof KassaError ? sessionEndedBy(error.code) : undefined;
