@@ -179,7 +179,7 @@ export async function openDatabase(config: Config, override?: Db): Promise<Db> {
       createDb(
         config.database.dialect === 'sqlite'
           ? { dialect: 'sqlite', file: config.database.file }
-          : { dialect: 'postgres', url: config.database.url },
+          : { dialect: 'postgres', url: config.database.url, preparedStatements: config.database.preparedStatements },
       );
     await migrateToLatest(db);
     return db;

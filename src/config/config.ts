@@ -127,6 +127,11 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'open connections a process accepts at most (further ones are closed at once); 0 = no cap',
   }),
+  KASSA_POSTGRES_PREPARED: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      'on: statements run as named prepared statements (planned once per connection); off: unnamed, for a pooler in transaction mode that cannot keep them',
+  }),
   KASSA_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'on: the first start with an empty database creates the sandbox merchant "demo"; off: it does not',
@@ -145,7 +150,10 @@ export const ConfigSchema = Type.Object({
 });
 type RawConfig = Static<typeof ConfigSchema>;
 
-export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; file: string }
+  /** preparedStatements: KASSA_POSTGRES_PREPARED (storage/postgres-prepared-statements.ts). */
+  | { dialect: 'postgres'; url: string; preparedStatements: boolean };
 export type TlsConfig = { mode: 'on'; certFile?: string; keyFile?: string } | { mode: 'proxy' };
 
 /** Kassa's settings after validation. Frozen; built only by `loadConfig`. */
@@ -242,8 +250,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   const dataDir = isAbsolute(raw.KASSA_DATA_DIR) ? raw.KASSA_DATA_DIR : resolve(cwd, raw.KASSA_DATA_DIR);
   const url = raw.DATABASE_URL;
   let database: DatabaseConfig;
-  if (url?.startsWith('postgres')) database = { dialect: 'postgres', url };
-  else if (url?.startsWith('sqlite:')) {
+  if (url?.startsWith('postgres')) {
+    database = { dialect: 'postgres', url, preparedStatements: raw.KASSA_POSTGRES_PREPARED === 'on' };
+  } else if (url?.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     database = { dialect: 'sqlite', file: file === ':memory:' || isAbsolute(file) ? file : resolve(cwd, file) };
   } else database = { dialect: 'sqlite', file: join(dataDir, 'kassa.db') };

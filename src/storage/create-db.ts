@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
 import { PostgresDeferringDialect } from './postgres-deferring-driver.js';
+import { preparingStatements, StatementNames } from './postgres-prepared-statements.js';
 import { type GroupCommitStats, SqliteGroupCommitDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -18,7 +19,10 @@ export interface Db {
   groupCommit?: GroupCommitStats;
 }
 
-export type DbOptions = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize?: number };
+/** PostgreSQL: `poolSize` connections (10), named prepared statements unless `preparedStatements` is false. */
+export type DbOptions =
+  | { dialect: 'sqlite'; file: string }
+  | { dialect: 'postgres'; url: string; poolSize?: number; preparedStatements?: boolean };
 
 const INT8_OID = 20;
 
@@ -59,8 +63,11 @@ export function createDb(options: DbOptions): Db {
   // A checked-out client (inside a transaction, between two queries) has no pool listener: its connection dropping
   // would be an unhandled 'error' event and end the process. Its queries fail instead (the request answers 503
   // DATABASE_UNAVAILABLE), and the pool discards it on release because it is no longer queryable.
+  // Statements are planned once per connection, not per execution (postgres-prepared-statements.ts, issue 12).
+  const statementNames = options.preparedStatements === false ? undefined : new StatementNames();
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    if (statementNames) preparingStatements(client, statementNames);
   });
   // Deferrable writes of a transaction go to the server as one statement (postgres-deferring-driver.ts, issue 12).
   const kysely = new Kysely<Database>({ dialect: new PostgresDeferringDialect({ pool }) });

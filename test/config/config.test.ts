@@ -24,6 +24,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/kassa' }).database).toEqual({
       dialect: 'postgres',
       url: 'postgres://u:p@db/kassa',
+      preparedStatements: true,
     });
     expect(loadConfig({ DATABASE_URL: 'sqlite:data/k.db' }, '/w').database).toEqual({
       dialect: 'sqlite',
@@ -95,6 +96,15 @@ describe('KASSA_WORKERS', () => {
       );
     },
   );
+
+  it('PostgreSQL statements are prepared unless KASSA_POSTGRES_PREPARED=off', () => {
+    const url = 'postgres://kassa@db/kassa';
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ dialect: 'postgres', url, preparedStatements: true });
+    expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'off' }).database).toMatchObject({
+      preparedStatements: false,
+    });
+    expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'no' })).toThrow(/KASSA_POSTGRES_PREPARED/);
+  });
 
   it('heap growth: 50 % by default, 0 for V8’s own factor, nothing past 300', () => {
     expect(loadConfig({}).heapGrowingPercent).toBe(50);

@@ -2,8 +2,7 @@
  * The write path of a DIRECT payment (issue 12): one durable write before the acquirer call (the intent) and one
  * after (the result with the 3-D Secure outcome, the operations, the events), no re-read of what was just written.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/app.js';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { PaymentOperation } from '../../src/domain/payments/payment.js';
@@ -16,6 +15,7 @@ import { KyselyPaymentRepository } from '../../src/storage/payment-repository.ky
 import { browserInfo as BROWSER, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../helpers/dialects.js';
+import { spyOnStatements } from '../helpers/pg-queries.js';
 import { type ServiceHarness, startServiceHarness } from '../helpers/service-harness.js';
 
 describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
@@ -145,14 +145,14 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
     'on PostgreSQL a frictionless DIRECT payment is two statements: the intent and the result (with the card cleanup)',
     async () => {
       await services.payments.createDirectPayment(merchant, direct()); // warm: caches, first statements
-      const queries = vi.spyOn(pg.Client.prototype, 'query');
+      const queries = spyOnStatements();
       try {
         await services.payments.createDirectPayment(merchant, direct());
-        const sent = queries.mock.calls.map((c) => String(c[0]));
+        const sent = queries.texts();
         expect(sent, sent.join('\n')).toHaveLength(2);
         expect(sent[1]).toMatch(/delete from "pending_card"/);
       } finally {
-        queries.mockRestore();
+        queries.restore();
       }
     },
   );

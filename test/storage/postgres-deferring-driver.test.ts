@@ -1,9 +1,9 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deferrable } from '../../src/storage/deferrable.js';
 import { combineWrites } from '../../src/storage/postgres-deferring-driver.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+import { spyOnStatements } from '../helpers/pg-queries.js';
 
 describe('combineWrites', () => {
   it('joins statements into one WITH, renumbering each one’s placeholders after the ones before it', () => {
@@ -30,9 +30,7 @@ interface Db {
 }
 
 /** Round trips to the server: every query the pg client sends. */
-function countQueries() {
-  return vi.spyOn(pg.Client.prototype, 'query');
-}
+const countQueries = spyOnStatements;
 
 describe.runIf(DIALECTS.includes('postgres'))('PostgreSQL deferring driver (issue 12)', () => {
   let target: FreshDatabase;
@@ -62,10 +60,10 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgreSQL deferring driver (issu
       await insert(tx, 2);
       await tx.executeQuery(deferrable(tx.updateTable('item').set({ label: 'b' }).where('id', '=', 7).compile()));
     });
-    const sent = queries.mock.calls.map((c) => String(c[0]));
+    const sent = queries.texts();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/^with w0 as \(insert/);
-    queries.mockRestore();
+    queries.restore();
     expect(await labels()).toEqual([
       { id: 1, label: 'a' },
       { id: 2, label: 'a' },
@@ -91,7 +89,7 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgreSQL deferring driver (issu
       return tx.selectFrom('item').select('id').orderBy('id').execute();
     });
     expect(seen).toEqual([{ id: 1 }, { id: 2 }]);
-    expect(queries.mock.calls.map((c) => String(c[0]).split(' ')[0])).toEqual(['begin', 'with', 'select', 'commit']);
+    expect(queries.texts().map((t) => t.split(' ')[0])).toEqual(['begin', 'with', 'select', 'commit']);
   });
 
   it('two updates of one table go in order, one after the other (never one row twice in a statement)', async () => {
@@ -101,8 +99,8 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgreSQL deferring driver (issu
       await tx.executeQuery(deferrable(tx.updateTable('item').set({ label: 'first' }).where('id', '=', 1).compile()));
       await tx.executeQuery(deferrable(tx.updateTable('item').set({ label: 'second' }).where('id', '=', 1).compile()));
     });
-    expect(queries.mock.calls.map((c) => String(c[0]).split(' ')[0])).toEqual(['begin', 'update', 'update', 'commit']);
-    queries.mockRestore();
+    expect(queries.texts().map((t) => t.split(' ')[0])).toEqual(['begin', 'update', 'update', 'commit']);
+    queries.restore();
     expect(await labels()).toEqual([{ id: 1, label: 'second' }]);
   });
 
@@ -114,8 +112,8 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgreSQL deferring driver (issu
         throw new Error('changed my mind');
       }),
     ).rejects.toThrow('changed my mind');
-    expect(queries).not.toHaveBeenCalled();
-    queries.mockRestore();
+    expect(queries.spy).not.toHaveBeenCalled();
+    queries.restore();
     expect(await labels()).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { directPaymentBody } from '../../../bench/workload.js';
 import { DIALECTS } from '../../helpers/dialects.js';
+import { spyOnStatements } from '../../helpers/pg-queries.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
 /**
@@ -29,10 +29,10 @@ describe.runIf(DIALECTS.includes('postgres'))('the database reads of an authenti
   });
 
   it('is two statements: failure count with epoch, then payment with operations', async () => {
-    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    const queries = spyOnStatements();
     const response = await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth });
-    const sent = queries.mock.calls.map((c) => String(c[0]));
-    queries.mockRestore();
+    const sent = queries.texts();
+    queries.restore();
     expect(response.status).toBe(200);
     expect(sent, sent.join('\n')).toHaveLength(2);
     expect(sent[0]).toMatch(/"auth_epoch".*"rate_limit_counter"|"rate_limit_counter".*"auth_epoch"/s);
