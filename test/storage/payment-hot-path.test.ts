@@ -78,16 +78,17 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
     expect(types.map((t) => t.type).sort()).toEqual(['authentication', 'payment.authorized'].sort());
   });
 
-  it('update appends only the operations not stored yet, numbered after the stored ones', async () => {
+  /** A MANUAL payment authorized through the service, and a CAPTURE operation (`xId`, then `extra`) to append. */
+  async function authorizedWithCapture(xId: string, extra: Partial<PaymentOperation> = {}) {
     const p = await services.payments.createDirectPayment(merchant, direct({ captureMethod: 'MANUAL' }));
     const [authorization] = p.operations;
     if (authorization === undefined) throw new Error('no authorization');
-    const capture: PaymentOperation = {
-      ...authorization,
-      xId: 'f'.repeat(32),
-      type: 'CAPTURE',
-      creationDate: clock.now(),
-    };
+    const capture: PaymentOperation = { ...authorization, xId, type: 'CAPTURE', creationDate: clock.now(), ...extra };
+    return { p, authorization, capture };
+  }
+
+  it('update appends only the operations not stored yet, numbered after the stored ones', async () => {
+    const { p, authorization, capture } = await authorizedWithCapture('f'.repeat(32));
     await store.transaction((tx) => tx.payments.update({ ...p, operations: [...p.operations, capture] }));
     await store.transaction((tx) => tx.payments.update({ ...p, operations: [...p.operations, capture] })); // again
     const stored = await store.payments.findByPayId(merchant.merchantId, p.payId);
@@ -98,20 +99,14 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
   });
 
   it('reads a payment back with its operations in ONE statement, every field as written', async () => {
-    const p = await services.payments.createDirectPayment(merchant, direct({ captureMethod: 'MANUAL' }));
-    const [authorization] = p.operations;
-    if (authorization === undefined) throw new Error('no authorization');
-    const capture: PaymentOperation = {
-      ...authorization,
-      xId: 'e'.repeat(32),
-      type: 'CAPTURE',
+    const { p, capture } = await authorizedWithCapture('e'.repeat(32), {
       refNr: 'ref-1',
       transId: 'capture-1',
       value: 5_000,
       finalCapture: true,
       requestKey: 'key-1',
       creationDate: new Date(clock.now().getTime() + 1_000),
-    };
+    });
     const written = { ...p, capturedValue: 5_000, operations: [...p.operations, capture] };
     await store.transaction((tx) => tx.payments.update(written));
     // The columns only the follow-up path writes (write-ahead follow-ups).
