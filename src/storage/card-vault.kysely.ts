@@ -37,12 +37,14 @@ export class KyselyCardVault implements CardVault {
   readonly #db: Db;
   readonly #keyring: KyselyCardKeyring;
   readonly #now: () => Date;
+  readonly #pending: KyselyPendingCardRepository;
 
   /** @param now the clock (the keyring records when it creates its first key). */
   constructor(db: Kysely<Database>, keyring: KyselyCardKeyring, now: () => Date = () => new Date()) {
     this.#db = db;
     this.#keyring = keyring;
     this.#now = now;
+    this.#pending = new KyselyPendingCardRepository(db);
   }
 
   async put(payId: string, card: CardInput, expiresAt: Date): Promise<void> {
@@ -75,8 +77,8 @@ export class KyselyCardVault implements CardVault {
     return plain === undefined ? undefined : (JSON.parse(plain) as CardInput);
   }
 
-  async delete(payId: string): Promise<void> {
-    await new KyselyPendingCardRepository(this.#db).delete(payId);
+  delete(payId: string): Promise<void> {
+    return this.#pending.delete(payId);
   }
 
   async deleteExpired(now: Date): Promise<number> {

@@ -280,6 +280,9 @@ export class KyselyPaymentRepository implements PaymentRepository {
       // transaction, so transactions run one at a time.
       .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate())
       .executeTakeFirst();
+    // Not selectWithOperations: a statement that waited for the row lock still reads the operations of the snapshot
+    // it started with (READ COMMITTED re-checks only the locked row), so a concurrent follow-up's operation would be
+    // missed. Read after the lock, they are current.
     return row && this.withOperations(row);
   }
 

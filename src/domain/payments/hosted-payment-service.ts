@@ -311,8 +311,9 @@ export class HostedPaymentService {
         return undefined;
       return recordFinalPayment(tx, this.deps, merchant, payment, '20040003', []);
     });
-    await this.deps.cardVault.delete(stale.payId);
+    // An ended payment's card went with its transaction (recordFinalPayment); one that moved on loses it here.
     if (done) this.deps.onPaymentFinal?.(done);
+    else await this.deps.cardVault.delete(stale.payId);
     return done;
   }
 

@@ -107,10 +107,9 @@ export async function expireAbandonedAuthentications(deps: PaymentServiceDeps, l
       store.payments.findByPayId(t.merchantId, t.payId),
     ]);
     if (merchant !== undefined && payment?.status === 'PENDING') {
-      await finishPayment(deps, merchant, payment, '20010006');
+      await finishPayment(deps, merchant, payment, '20010006'); // its card goes in the same transaction
       ended++;
-    }
-    await deps.cardVault.delete(t.payId);
+    } else await deps.cardVault.delete(t.payId);
   }
   await deps.cardVault.deleteExpired(now);
   return ended;
