@@ -233,8 +233,11 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
         await page.locator('#expiry').fill('12/30');
         await page.locator('#securityCode').fill('123');
         await page.locator('#cardholderName').fill('Alma Jensen');
-        await expect.poll(() => page.locator('#brand').textContent()).toMatch(/Visa|Mastercard/);
-        if (c.fee > 0) await expect.poll(() => page.locator('#fee-preview').textContent()).not.toBe('');
+        // The preview waits for card-step.js's 150 ms debounce and a quote from the server: on a loaded 2-core CI
+        // machine that once took longer than expect.poll's 1 s default.
+        const preview = { timeout: 10_000 };
+        await expect.poll(() => page.locator('#brand').textContent(), preview).toMatch(/Visa|Mastercard/);
+        if (c.fee > 0) await expect.poll(() => page.locator('#fee-preview').textContent(), preview).not.toBe('');
         else await expect.poll(() => page.locator('#fee-preview').textContent()).toBe('');
         await expectAccessible(page, 'card step');
         await page.screenshot({ path: `${ARTIFACTS}/hosted-${c.name}-card-step.png`, fullPage: true });
