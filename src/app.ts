@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { v7 as uuidV7 } from 'uuid';
+import { uuidv7 } from 'uuidv7';
 import { type Config, describeDatabaseLocation, internalPorts, maskUrlPassword } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { StoredCardService } from './domain/cards/stored-card-service.js';
@@ -159,10 +159,13 @@ export interface Kassa {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** Node's crypto (v4) and the uuid package (v7, RFC 9562) as the IdGenerator port. */
+/**
+ * Node's crypto (v4) and the uuidv7 package (v7, RFC 9562: a millisecond timestamp, then a counter that keeps ids of
+ * the same millisecond in order, then random bits) as the IdGenerator port.
+ */
 export const cryptoIds: IdGenerator = {
   uuid: () => randomUUID(),
-  timeOrderedUuid: () => uuidV7(),
+  timeOrderedUuid: () => uuidv7(),
   randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
 };
 

@@ -3,9 +3,10 @@ export interface IdGenerator {
   /** A random RFC 4122 version 4 UUID in canonical form (lowercase, with dashes). */
   uuid(): string;
   /**
-   * A time-ordered RFC 9562 version 7 UUID in canonical form: a 48-bit Unix timestamp in milliseconds, then 74
-   * random bits. Ids made later sort later, so a database index over them grows at its end instead of at random
-   * places (issue 12: a payment's inserts touch the same few index pages however many rows the tables hold).
+   * A time-ordered RFC 9562 version 7 UUID in canonical form: a 48-bit Unix timestamp in milliseconds, a 42-bit
+   * counter that starts at a random value each millisecond (RFC 9562 §6.2, method 1), then 32 random bits. Ids made
+   * later sort later, so a database index over them grows at its end instead of at random places (issue 12: a
+   * payment's inserts touch the same few index pages however many rows the tables hold).
    */
   timeOrderedUuid(): string;
   /** `bytes` cryptographically random bytes encoded as base64url (no padding). */
@@ -33,7 +34,8 @@ export function isUuid(value: unknown): value is string {
 
 /**
  * A fresh 32-hex id for an operation (xId), a session or a message: `ids.timeOrderedUuid()` without dashes (a
- * millisecond timestamp and 74 random bits, so ids stay unguessable and their indexes grow at the end).
+ * millisecond timestamp, a counter from a random start and random bits, so ids stay unguessable and their indexes
+ * grow at the end).
  */
 export function newHexId(ids: IdGenerator): string {
   return ids.timeOrderedUuid().replaceAll('-', '').toLowerCase();

@@ -4,7 +4,7 @@
  * acquirer (with faults injected around it) and a settable clock.
  */
 
-import { v7 as uuidV7 } from 'uuid';
+import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
@@ -83,7 +83,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
     deps = {
       store,
       clock,
-      ids: { uuid: () => crypto.randomUUID(), timeOrderedUuid: () => uuidV7(), randomToken: () => 'x' },
+      ids: { uuid: () => crypto.randomUUID(), timeOrderedUuid: () => uuidv7(), randomToken: () => 'x' },
       acquirer,
       publicUrl: PUBLIC_URL,
     };
