@@ -12,7 +12,9 @@
  *    session creation; with `--preload N` the database is then filled with N payments and their operations and
  *    notifications (bench/preload.ts) and the same phases run again on a fresh server;
  * 3. notification delivery (outbox → signed POST to a loopback receiver, bench/notifications.bench.ts).
- * The baseline runs first and again last (the machine may be shared): ratios are to the mean of both.
+ * The baseline runs first, again before each Kassa server's phases, and last: the machine is shared and its speed
+ * drifts within a run (the baseline alone has measured 17,000 and 32,000 req/s minutes apart), so each row's ratio is
+ * to the mean of the baselines measured just before and just after its server's phases.
  * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline) and writes bench/results.json. Asserts nothing.
  *
  * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
@@ -187,6 +189,7 @@ const nextTransId = () => `bench-${process.pid}-${transIds++}`;
 
 /** Creation, lookup and hosted session creation against one Kassa server. */
 async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, string>, preloaded: number) {
+  if (!rows.at(-1)?.scenario.startsWith(BASELINE)) await baselinePhase(`${BASELINE} (again)`);
   const name = `kassa-${dialect}-${preloaded}`;
   const child = await start('kassa-server.ts', name, [], env);
   const authorization = String(child.ready.authorization);
@@ -343,11 +346,19 @@ try {
   rmSync(runDir, { recursive: true, force: true });
 }
 
-const baselines = rows.filter((r) => r.scenario.startsWith(BASELINE));
-const base = baselines.reduce((sum, r) => sum + r.requestsPerSecond, 0) / Math.max(1, baselines.length);
-for (const r of rows)
-  if (base > 0 && r.requestsPerSecond > 0 && !r.scenario.startsWith('notification'))
+const isBaseline = (r: Row) => r.scenario.startsWith(BASELINE);
+/** The mean of the baselines measured nearest before and after row `i`. */
+function bracketingBaseline(i: number): number {
+  const before = rows.findLast((r, j) => j < i && isBaseline(r));
+  const after = rows.find((r, j) => j > i && isBaseline(r));
+  const near = [before, after].filter((r) => r !== undefined);
+  return near.reduce((sum, r) => sum + r.requestsPerSecond, 0) / Math.max(1, near.length);
+}
+rows.forEach((r, i) => {
+  const base = bracketingBaseline(i);
+  if (base > 0 && r.requestsPerSecond > 0 && !isBaseline(r) && !r.scenario.startsWith('notification'))
     r.ratioToBaseline = r.requestsPerSecond / base;
+});
 const loadAfter = loadavg();
 
 const header = ['scenario', 'db', 'preloaded', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', '× baseline', 'non-2xx'];
