@@ -17,6 +17,14 @@
     const prefix = digits.slice(0, 8);
     if (prefix === lastPrefix) return;
     lastPrefix = prefix;
+    // A quote that did not come back leaves no earlier card's brand or fee on the page, and is asked for again at
+    // the next input, even when the prefix has not changed.
+    const failed = () => {
+      if (prefix !== lastPrefix) return;
+      lastPrefix = '';
+      brandOut.textContent = '';
+      feeOut.textContent = '';
+    };
     if (prefix.length < 6) {
       brandOut.textContent = digits.startsWith('4') ? fill(form.dataset.msgBrand, { brand: 'Visa' }) : '';
       feeOut.textContent = '';
@@ -29,13 +37,14 @@
         body: JSON.stringify({ t, csrf, bin: prefix }),
         credentials: 'same-origin',
       });
-      if (!res.ok) return;
+      if (!res.ok) return failed();
       const q = await res.json();
       if (prefix !== lastPrefix) return;
       brandOut.textContent = q.brand ? fill(form.dataset.msgBrand, { brand: q.brand }) : '';
       feeOut.textContent = q.fee ? fill(form.dataset.msgFee, { fee: q.fee, total: q.total }) : '';
     } catch {
       // The preview is a convenience; the review step shows the binding amounts.
+      failed();
     }
   }
 

@@ -332,6 +332,55 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
     60_000,
   );
 
+  it('a preview whose quote fails leaves no fee of an earlier card on the page, and is asked for again at the next input', async () => {
+    const res = await t.call('POST', '/api/v1/payments', {
+      auth: merchants.dk,
+      json: {
+        transId: `e2e-quote-fails-${Date.now()}`,
+        amount: { value: 10_000, currency: 'DKK' },
+        urls: URLS,
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+      },
+    });
+    expect(res.status).toBe(202);
+    const { context, page } = await openPage();
+    // The quote endpoint answers, until the test makes the next quote fail (a dropped connection).
+    let failNext = false;
+    const quoted: string[] = [];
+    await context.route('**/quote', async (route) => {
+      const bin = String(JSON.parse(route.request().postData() ?? '{}').bin);
+      quoted.push(failNext ? `${bin} failed` : bin);
+      if (failNext) {
+        failNext = false;
+        return route.abort('connectionreset');
+      }
+      return route.continue();
+    });
+    const preview = { timeout: 10_000 };
+    const fee = () => page.locator('#fee-preview').textContent();
+    try {
+      await page.goto(res.body._links.redirect.href);
+      const number = page.locator('#number');
+      await number.fill(testPan('40000010', '1000')); // commercial: a fee
+      await expect.poll(fee, preview).not.toBe('');
+      const commercialFee = await fee();
+
+      failNext = true;
+      const nonEea = testPan('40000020', '1000'); // issued outside the EEA: another fee
+      await number.fill(nonEea);
+      await expect.poll(() => quoted.at(-1), preview).toBe('40000020 failed');
+      await expect.poll(fee, preview).toBe(''); // not the commercial card's fee
+      // The next input retries although the first 8 digits are the same.
+      await number.press('Backspace');
+      await number.pressSequentially(nonEea.slice(-1));
+      await expect.poll(fee, preview).not.toBe('');
+      expect(await fee()).not.toBe(commercialFee);
+      expect(quoted).toEqual(['40000010', '40000020 failed', '40000020']);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('a session with the merchant logo, texts, prefill and order lines: the logo loads under the CSP, axe-clean', async () => {
     // A 1×1 PNG served as the merchant's https logo.
     const png = Buffer.from(
