@@ -72,6 +72,7 @@ import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
+import { PostgresAuthListener } from './storage/postgres-auth-listener.js';
 import { kyselyRateLimitStore } from './storage/rate-limit-store.kysely.js';
 import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
 import { sealClearWebhookSecrets, WebhookSecretBox } from './storage/webhook-secret-box.js';
@@ -182,7 +183,12 @@ export async function openDatabase(config: Config, override?: Db): Promise<Db> {
       createDb(
         config.database.dialect === 'sqlite'
           ? { dialect: 'sqlite', file: config.database.file }
-          : { dialect: 'postgres', url: config.database.url, preparedStatements: config.database.preparedStatements },
+          : {
+              dialect: 'postgres',
+              url: config.database.url,
+              preparedStatements: config.database.preparedStatements,
+              listen: config.database.listen,
+            },
       );
     await migrateToLatest(db);
     return db;
@@ -221,9 +227,13 @@ export function buildServices(
     PaymentServiceDeps,
     'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl' | 'onPaymentFinal'
   > &
-    Pick<FollowUpServiceDeps, 'onUnknownOutcome'> = {},
+    Pick<FollowUpServiceDeps, 'onUnknownOutcome'> & {
+      /** After an API key or merchant change made through this node (MerchantService's `credentialsChanged`). */
+      onCredentialsChanged?: () => Promise<void>;
+    } = {},
   cardTesting: { velocity?: CardVelocityGuard; onRefused?: (reason: CardTestingRefusal) => void } = {},
 ): Services {
+  const { onCredentialsChanged, ...paymentHooks } = hooks;
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
   const store: Store = new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey));
@@ -260,7 +270,7 @@ export function buildServices(
     dataKey: secrets.dataKey,
     cardVault,
     storedCards,
-    ...hooks,
+    ...paymentHooks,
   };
   const payments = new PaymentService(paymentDeps);
   // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
@@ -277,7 +287,7 @@ export function buildServices(
   const followUps = new FollowUpService(followUpDeps);
   return {
     threeDSSimulator,
-    merchants: new MerchantService(store, clock, ids),
+    merchants: new MerchantService(store, clock, ids, onCredentialsChanged),
     notifications: new NotificationService(store, clock),
     idempotency: new IdempotencyService(store, clock),
     surcharge: new SurchargeSettingsService(store, clock),
@@ -387,6 +397,20 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     () => clock.now(),
     cardVelocityLimits(config.cardTriesPerHour),
   );
+  // PostgreSQL: the credentials epoch and authentication failures arrive by LISTEN/NOTIFY, so an authenticated request
+  // needs no read of them (issue 12; KASSA_POSTGRES_LISTEN=off, or the connection down: read per request).
+  const authListener = db.listenerClient
+    ? new PostgresAuthListener(
+        db.listenerClient,
+        () => clock.now(),
+        (error) =>
+          app.log.warn({ err: error }, 'credentials LISTEN connection lost; reading the epoch per request meanwhile'),
+      )
+    : undefined;
+  if (authListener) {
+    await authListener.start();
+    app.addHook('onClose', () => authListener.close());
+  }
   const services = buildServices(
     config,
     db,
@@ -406,20 +430,24 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         app.log.error({ payId, step, err: error }, 'payment step failed unexpectedly'),
       onUnknownOutcome: (xId, step, error) =>
         app.log.warn({ xId, step, err: error }, 'follow-up left PENDING; the recovery sweep completes it'),
+      onCredentialsChanged: async () => authListener?.refresh(),
     },
     { velocity: cardVelocity, onRefused: (reason) => metrics?.cardTestingRefused(reason) },
   );
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
   const authEpoch = new KyselyAuthEpoch(db.kysely);
-  // Counted in the database: the failure count and the credentials epoch are one read per Basic request (issue 12).
+  // Counted in the database: the failure count and the credentials epoch are one read per Basic request (issue 12),
+  // and none while the listener knows the epoch and of no failure of that client id and address.
   const authFailures = new AuthFailureLimit(
     attemptCounters,
     () => clock.now(),
     AUTH_FAILURE_LIMIT.max,
     redis ? undefined : (key, windowMs, now) => authEpoch.readWithAttempts(key, windowMs, now),
+    redis || !authListener ? undefined : (key, windowMs, now) => authListener.epochIfNoFailures(key, windowMs, now),
   );
-  const auth = merchantAuth(new CredentialCache(services.merchants, () => authEpoch.read()), tokens, authFailures);
+  const readEpoch = async () => authListener?.liveEpoch() ?? authEpoch.read();
+  const auth = merchantAuth(new CredentialCache(services.merchants, readEpoch), tokens, authFailures);
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
   app.setErrorHandler(problemErrorHandler);

@@ -132,6 +132,11 @@ export const ConfigSchema = Type.Object({
     description:
       'on: statements run as named prepared statements (planned once per connection); off: unnamed, for a pooler in transaction mode that cannot keep them',
   }),
+  KASSA_POSTGRES_LISTEN: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      'on: each node LISTENs for credential changes and authentication failures and holds the credentials epoch in memory (no read per request); off: reads it per request, for a pooler that cannot LISTEN',
+  }),
   KASSA_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'on: the first start with an empty database creates the sandbox merchant "demo"; off: it does not',
@@ -152,8 +157,11 @@ type RawConfig = Static<typeof ConfigSchema>;
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; file: string }
-  /** preparedStatements: KASSA_POSTGRES_PREPARED (storage/postgres-prepared-statements.ts). */
-  | { dialect: 'postgres'; url: string; preparedStatements: boolean };
+  /**
+   * preparedStatements: KASSA_POSTGRES_PREPARED (storage/postgres-prepared-statements.ts); listen:
+   * KASSA_POSTGRES_LISTEN (storage/postgres-auth-listener.ts).
+   */
+  | { dialect: 'postgres'; url: string; preparedStatements: boolean; listen: boolean };
 export type TlsConfig = { mode: 'on'; certFile?: string; keyFile?: string } | { mode: 'proxy' };
 
 /** Kassa's settings after validation. Frozen; built only by `loadConfig`. */
@@ -251,7 +259,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   const url = raw.DATABASE_URL;
   let database: DatabaseConfig;
   if (url?.startsWith('postgres')) {
-    database = { dialect: 'postgres', url, preparedStatements: raw.KASSA_POSTGRES_PREPARED === 'on' };
+    database = {
+      dialect: 'postgres',
+      url,
+      preparedStatements: raw.KASSA_POSTGRES_PREPARED === 'on',
+      listen: raw.KASSA_POSTGRES_LISTEN === 'on',
+    };
   } else if (url?.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     database = { dialect: 'sqlite', file: file === ':memory:' || isAbsolute(file) ? file : resolve(cwd, file) };

@@ -4,6 +4,7 @@ import { Kysely, Migrator } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
+import { LISTENER_APPLICATION_NAME } from './postgres-auth-listener.js';
 import { PostgresDeferringDialect } from './postgres-deferring-driver.js';
 import { preparingStatements, StatementNames } from './postgres-prepared-statements.js';
 import { type GroupCommitStats, SqliteGroupCommitDialect } from './sqlite-group-commit.js';
@@ -17,12 +18,20 @@ export interface Db {
   close(): Promise<void>;
   /** SQLite: figures of the group commit (commits, units, synchronous writer round trips). */
   groupCommit?: GroupCommitStats;
+  /**
+   * PostgreSQL, unless `listen` is false: a new client outside the pool, with the pool's settings, for a connection
+   * that stays LISTENing (postgres-auth-listener.ts).
+   */
+  listenerClient?: () => pg.Client;
 }
 
-/** PostgreSQL: `poolSize` connections (10), named prepared statements unless `preparedStatements` is false. */
+/**
+ * PostgreSQL: `poolSize` connections (10), named prepared statements unless `preparedStatements` is false, a LISTEN
+ * connection for the credentials epoch unless `listen` is false.
+ */
 export type DbOptions =
   | { dialect: 'sqlite'; file: string }
-  | { dialect: 'postgres'; url: string; poolSize?: number; preparedStatements?: boolean };
+  | { dialect: 'postgres'; url: string; poolSize?: number; preparedStatements?: boolean; listen?: boolean };
 
 const INT8_OID = 20;
 
@@ -44,9 +53,8 @@ export function createDb(options: DbOptions): Db {
     const kysely = new Kysely<Database>({ dialect });
     return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), groupCommit: dialect.driver.stats };
   }
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: options.url,
-    max: options.poolSize ?? 10,
     // ms: a database that accepts TCP but does not answer fails the checkout instead of hanging the request.
     connectionTimeoutMillis: 5000,
     keepAlive: true,
@@ -54,7 +62,8 @@ export function createDb(options: DbOptions): Db {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as never,
     },
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
   // An idle client whose server connection ends (restart, failover, admin termination) emits 'error' on the pool;
   // unhandled, that would crash the process. The pool replaces the client on the next checkout.
   pool.on('error', (error: Error & { code?: string }) => {
@@ -71,7 +80,14 @@ export function createDb(options: DbOptions): Db {
   });
   // Deferrable writes of a transaction go to the server as one statement (postgres-deferring-driver.ts, issue 12).
   const kysely = new Kysely<Database>({ dialect: new PostgresDeferringDialect({ pool }) });
-  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+  return {
+    kysely,
+    dialect: 'postgres',
+    close: () => kysely.destroy(),
+    ...(options.listen !== false && {
+      listenerClient: () => new pg.Client({ ...connection, application_name: LISTENER_APPLICATION_NAME }),
+    }),
+  };
 }
 
 /**

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       dialect: 'postgres',
       url: 'postgres://u:p@db/kassa',
       preparedStatements: true,
+      listen: true,
     });
     expect(loadConfig({ DATABASE_URL: 'sqlite:data/k.db' }, '/w').database).toEqual({
       dialect: 'sqlite',
@@ -99,11 +100,22 @@ describe('KASSA_WORKERS', () => {
 
   it('PostgreSQL statements are prepared unless KASSA_POSTGRES_PREPARED=off', () => {
     const url = 'postgres://kassa@db/kassa';
-    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ dialect: 'postgres', url, preparedStatements: true });
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({
+      dialect: 'postgres',
+      url,
+      preparedStatements: true,
+      listen: true,
+    });
     expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'off' }).database).toMatchObject({
       preparedStatements: false,
     });
     expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'no' })).toThrow(/KASSA_POSTGRES_PREPARED/);
+  });
+
+  it('PostgreSQL nodes LISTEN for credential changes unless KASSA_POSTGRES_LISTEN=off', () => {
+    const url = 'postgres://kassa@db/kassa';
+    expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'off' }).database).toMatchObject({ listen: false });
+    expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'yes' })).toThrow(/KASSA_POSTGRES_LISTEN/);
   });
 
   it('heap growth: 50 % by default, 0 for V8’s own factor, nothing past 300', () => {

@@ -78,10 +78,15 @@ export function checkCurrency(code: string, field = 'amount.currency'): void {
 
 /** Merchant onboarding and credentials (spec §5: merchantId and API key are issued at onboarding). */
 export class MerchantService {
+  /**
+   * @param credentialsChanged awaited after this service changed an API key or a merchant row, before the change is
+   *   reported done (the HTTP layer re-reads its credentials epoch there, so this node refuses a revoked key at once).
+   */
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly credentialsChanged: () => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -141,6 +146,7 @@ export class MerchantService {
     if (!(await this.store.apiKeys.revoke(merchantId, keyId, this.clock.now()))) {
       throw new KassaError('NOT_FOUND', `merchant ${merchantId} has no active key ${keyId}`);
     }
+    await this.credentialsChanged();
   }
 
   /**
@@ -153,6 +159,7 @@ export class MerchantService {
     const problem = url === undefined ? undefined : checkMerchantUrl(url, merchant.sandbox);
     if (problem) throw validationError([{ field: 'webhookUrl', message: problem }]);
     await this.store.merchants.setWebhookUrl(merchantId, url);
+    await this.credentialsChanged();
   }
 
   /** Whether any merchant exists (first start creates the demo merchant when none does). */

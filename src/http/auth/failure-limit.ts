@@ -8,6 +8,13 @@ export type ReadAttemptsWithEpoch = (
   now: Date,
 ) => Promise<{ attempts: number; epoch: number }>;
 
+/**
+ * The credentials epoch when it is known without a read and no failure of the attempt counter `counterKey`
+ * (AttemptCounters.count's arguments) was counted in its current window (PostgresAuthListener.epochIfNoFailures);
+ * undefined when the counter must be read.
+ */
+export type KnownEpochIfNoFailures = (counterKey: string, windowMs: number, now: Date) => number | undefined;
+
 /** Failed client authentications allowed per client id and source address (OAuth token endpoint and Basic). */
 export const AUTH_FAILURE_LIMIT = { max: 10, windowMs: 60_000 } as const;
 
@@ -21,12 +28,15 @@ export class AuthFailureLimit {
   /**
    * @param readWithEpoch when the counters are in the database: reads a counter (AttemptCounters.count's arguments)
    *   and the credentials epoch in one statement (KyselyAuthEpoch.readWithAttempts), for `precheck`.
+   * @param knownEpoch when the counters are in PostgreSQL and a node listens for their failures: `precheck` reads
+   *   nothing while it answers.
    */
   constructor(
     private readonly store: AttemptCounters,
     private readonly now: () => Date,
     private readonly max: number = AUTH_FAILURE_LIMIT.max,
     private readonly readWithEpoch?: ReadAttemptsWithEpoch,
+    private readonly knownEpoch?: KnownEpochIfNoFailures,
   ) {}
 
   /** A digest, not the raw id: a client id may hold any text (NUL, lone surrogates) that no store should see. */
@@ -49,14 +59,16 @@ export class AuthFailureLimit {
 
   /**
    * `blocked`, and the credentials epoch read by the same statement when the counters are in the database (issue 12:
-   * one round trip for both before an HTTP Basic lookup; CredentialCache takes the epoch). Without `readWithEpoch`,
-   * or when that read fails, `epoch` is undefined and the cache reads it itself (and meets the failure there).
+   * one round trip for both before an HTTP Basic lookup; CredentialCache takes the epoch). No round trip at all when
+   * `knownEpoch` knows the epoch and that this counter has no failures in its window. Without `readWithEpoch`, or when
+   * that read fails, `epoch` is undefined and the cache reads it itself (and meets the failure there).
    */
   async precheck(scope: string, clientId: string, ip: string): Promise<{ blocked: boolean; epoch?: number }> {
+    const key = this.key(scope, clientId, ip);
+    const known = this.knownEpoch?.(key, AUTH_FAILURE_LIMIT.windowMs, this.now());
+    if (known !== undefined) return { blocked: false, epoch: known };
     if (this.readWithEpoch === undefined) return { blocked: await this.blocked(scope, clientId, ip) };
-    const read = await this.readWithEpoch(this.key(scope, clientId, ip), AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(
-      () => undefined,
-    );
+    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => undefined);
     return read === undefined ? { blocked: false } : { blocked: read.attempts >= this.max, epoch: read.epoch };
   }
 

@@ -12,6 +12,7 @@ import * as m20261123authEpoch from './2026-11-23-0101-auth-epoch.js';
 import * as m20261123idem from './2026-11-23-0102-idempotency-erase-unkeyed.js';
 import * as m20261123writeAhead from './2026-11-23-0201-follow-up-write-ahead.js';
 import * as m20261123tries from './2026-11-23-0301-session-card-tries.js';
+import * as m20261123authNotify from './2026-11-23-0401-auth-notify.js';
 
 /** Every migration, by name. Names are date-prefixed so they sort in the order they were written. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-0102-idempotency-erase-unkeyed': m20261123idem,
   '2026-11-23-0201-follow-up-write-ahead': m20261123writeAhead,
   '2026-11-23-0301-session-card-tries': m20261123tries,
+  '2026-11-23-0401-auth-notify': m20261123authNotify,
 };
