@@ -124,4 +124,34 @@ describe('AuthFailureLimit.precheck', () => {
     });
     expect(await limit.precheck('basic', 'shop-c', '10.0.0.1')).toEqual({ blocked: false });
   });
+
+  it('with a listener that knows the epoch and no failure of this counter: no read at all; else the combined read', async () => {
+    let reads = 0;
+    const failed = new Set<string>();
+    const limit = new AuthFailureLimit(
+      counters,
+      now,
+      2,
+      async () => {
+        reads++;
+        return { attempts: 2, epoch: 7 };
+      },
+      (key, windowMs, at) => {
+        expect(windowMs).toBe(AUTH_FAILURE_LIMIT.windowMs);
+        expect(at).toEqual(now());
+        return failed.has(key) ? undefined : 8;
+      },
+    );
+    const seen: string[] = [];
+    const spy = new AuthFailureLimit(counters, now, 2, undefined, (key) => {
+      seen.push(key);
+      return 8;
+    });
+    await spy.precheck('basic', 'shop-d', '10.0.0.1');
+    expect(await limit.precheck('basic', 'shop-d', '10.0.0.1')).toEqual({ blocked: false, epoch: 8 });
+    expect(reads).toBe(0);
+    failed.add(seen[0] as string); // the listener heard of a failure of shop-d from this address
+    expect(await limit.precheck('basic', 'shop-d', '10.0.0.1')).toEqual({ blocked: true, epoch: 7 });
+    expect(reads).toBe(1);
+  });
 });
