@@ -156,6 +156,22 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgresAuthListener (postgres)',
     }
   });
 
+  it('a database it cannot reach: start() returns, nothing is live, and it keeps trying', async () => {
+    const unreachable: Error[] = [];
+    const l = new PostgresAuthListener(
+      () => new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 }),
+      () => new Date(),
+      (e) => unreachable.push(e),
+      { ...NOTIFY_ONLY, reconnectMs: 50 },
+    );
+    listeners.push(l);
+    await l.start();
+    expect(l.liveEpoch()).toBeUndefined();
+    await expect.poll(() => unreachable.length, soon).toBeGreaterThanOrEqual(3);
+    await l.refresh(); // not live: nothing to do, no throw
+    expect(l.liveEpoch()).toBeUndefined();
+  });
+
   it('refresh() reads the epoch at once, without waiting for the notification', async () => {
     const l = await listening();
     const merchantId = await addMerchant();
