@@ -8,6 +8,7 @@ import { RedisAttemptCounters } from '../../src/storage/attempt-counters.redis.j
 import { KyselyAuthEpoch } from '../../src/storage/auth-epoch.kysely.js';
 import { createDb, type Db, migrateToLatest } from '../../src/storage/create-db.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+import { insertMerchantRow, renameMerchantRow } from '../helpers/merchant-rows.js';
 
 const WINDOW_MS = 60_000;
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, 0) + ms);
@@ -76,27 +77,9 @@ describe.each(DIALECTS)('KyselyAttemptCounters (%s)', (dialect) => {
     expect((await epoch.readWithAttempts(key, WINDOW_MS, at(60_000))).attempts).toBe(0); // the next window
     expect((await epoch.readWithAttempts(`${key}-other`, WINDOW_MS, at(2_000))).attempts).toBe(0);
     const before = await epoch.read();
-    const merchantId = `m_${randomUUID().slice(0, 8)}`;
-    await database.db.kysely
-      .insertInto('merchant')
-      .values({
-        merchant_id: merchantId,
-        name: 'Shop',
-        country: 'DK',
-        currency: 'DKK',
-        sandbox: 1,
-        webhook_url: null,
-        webhook_secret: 'sealed',
-        surcharge: null,
-        created_at: at(0).toISOString(),
-      })
-      .execute();
+    const merchantId = await insertMerchantRow(database.db.kysely, at(0));
     // A merchant row changed bumps it (triggers, migration 2026-11-23-0101).
-    await database.db.kysely
-      .updateTable('merchant')
-      .set({ name: 'Renamed' })
-      .where('merchant_id', '=', merchantId)
-      .execute();
+    await renameMerchantRow(database.db.kysely, merchantId, 'Renamed');
     expect((await epoch.readWithAttempts(key, WINDOW_MS, at(2_000))).epoch).toBeGreaterThan(before);
   });
 });

@@ -10,6 +10,7 @@ import {
   PostgresAuthListener,
 } from '../../src/storage/postgres-auth-listener.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+import { insertMerchantRow, renameMerchantRow } from '../helpers/merchant-rows.js';
 
 const WINDOW_MS = 60_000;
 /** No heartbeat within a test: what the listener learns, it learns from NOTIFY. */
@@ -60,35 +61,15 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgresAuthListener (postgres)',
     return l;
   }
 
-  async function addMerchant(): Promise<string> {
-    const merchantId = `m_${randomUUID().slice(0, 8)}`;
-    await database.db.kysely
-      .insertInto('merchant')
-      .values({
-        merchant_id: merchantId,
-        name: merchantId,
-        country: 'DK',
-        currency: 'DKK',
-        sandbox: 1,
-        webhook_url: null,
-        webhook_secret: 'sealed',
-        surcharge: null,
-        created_at: new Date().toISOString(),
-      })
-      .execute();
-    return merchantId;
-  }
+  const addMerchant = () => insertMerchantRow(database.db.kysely);
+  const rename = (merchantId: string, name: string) => renameMerchantRow(database.db.kysely, merchantId, name);
 
   it('starts live with the stored epoch, and follows a change committed on another connection by NOTIFY', async () => {
     const l = await listening();
     expect(l.liveEpoch()).toBe(await epoch.read());
     const merchantId = await addMerchant();
     const before = await epoch.read();
-    await database.db.kysely
-      .updateTable('merchant')
-      .set({ name: 'renamed' })
-      .where('merchant_id', '=', merchantId)
-      .execute();
+    await rename(merchantId, 'renamed');
     const after = await epoch.read();
     expect(after).toBeGreaterThan(before);
     await expect.poll(() => l.liveEpoch(), soon).toBe(after);
@@ -144,11 +125,7 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgresAuthListener (postgres)',
       expect(l.epochIfNoFailures(`authfail:${randomUUID()}`, WINDOW_MS, new Date())).toBeUndefined();
       expect(lost.length).toBeGreaterThan(0);
       // Changed while it may still be down: read again on reconnecting.
-      await database.db.kysely
-        .updateTable('merchant')
-        .set({ name: 'again' })
-        .where('merchant_id', '=', merchantId)
-        .execute();
+      await rename(merchantId, 'again');
       const after = await epoch.read();
       await expect.poll(() => l.liveEpoch(), soon).toBe(after);
     } finally {
@@ -175,7 +152,7 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgresAuthListener (postgres)',
   it('refresh() reads the epoch at once, without waiting for the notification', async () => {
     const l = await listening();
     const merchantId = await addMerchant();
-    await database.db.kysely.updateTable('merchant').set({ name: 'x' }).where('merchant_id', '=', merchantId).execute();
+    await rename(merchantId, 'x');
     await l.refresh();
     expect(l.liveEpoch()).toBe(await epoch.read());
   });
