@@ -14,6 +14,12 @@ export function attemptRowKey(key: string, windowMs: number, now: Date): { key: 
   return { key: `a:${key}@${windowMs}:${start}`, resetAt: start + windowMs };
 }
 
+/** The window's end (Unix ms) of an attempt counter row key made by `attemptRowKey`; undefined for another key. */
+export function attemptRowResetAt(rowKey: string): number | undefined {
+  const m = /@(\d+):(\d+)$/.exec(rowKey);
+  return m ? Number(m[1]) + Number(m[2]) : undefined;
+}
+
 /**
  * Attempt counters in the database's `rate_limit_counter` table, so that every node on one PostgreSQL counts
  * against the same limit (issue 14) and counts survive a restart. One row per key and window

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { attemptRowKey } from './attempt-counters.kysely.js';
+import { attemptRowKey, attemptRowResetAt } from './attempt-counters.kysely.js';
 
 /** The channel migration 2026-11-23-0401 notifies on: `epoch <n>` and `failure <rate_limit_counter.key>`. */
 export const AUTH_CHANNEL = 'kassa_auth';
@@ -172,8 +172,7 @@ export class PostgresAuthListener {
 
   /** Remembers a failure counter row key until its window ends (`…@<window ms>:<window start>`). */
   private failed(rowKey: string): void {
-    const m = /@(\d+):(\d+)$/.exec(rowKey);
-    const end = m ? Number(m[1]) + Number(m[2]) : Number.POSITIVE_INFINITY;
+    const end = attemptRowResetAt(rowKey) ?? Number.POSITIVE_INFINITY;
     if (this.failures.size >= this.options.maxFailures && !this.failures.has(rowKey)) {
       for (const kept of this.failures.values()) this.overflowUntil = Math.max(this.overflowUntil, kept);
       this.overflowUntil = Math.max(this.overflowUntil, end);

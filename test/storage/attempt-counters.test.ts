@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptCounters } from '../../src/domain/ports/attempt-counters.js';
-import { KyselyAttemptCounters } from '../../src/storage/attempt-counters.kysely.js';
+import { attemptRowKey, attemptRowResetAt, KyselyAttemptCounters } from '../../src/storage/attempt-counters.kysely.js';
 import { InMemoryAttemptCounters } from '../../src/storage/attempt-counters.memory.js';
 import { RedisAttemptCounters } from '../../src/storage/attempt-counters.redis.js';
 import { KyselyAuthEpoch } from '../../src/storage/auth-epoch.kysely.js';
@@ -34,6 +34,15 @@ function sharedBehaviour(pair: () => { a: AttemptCounters; b: AttemptCounters })
     expect(await a.count(key, 3_600_000, at(0))).toBe(0);
   });
 }
+
+describe('attempt counter row keys', () => {
+  it('tell the end of their window back (the listener prunes by it); other keys tell nothing', () => {
+    const row = attemptRowKey('authfail:abc', WINDOW_MS, at(1_000));
+    expect(attemptRowResetAt(row.key)).toBe(row.resetAt);
+    expect(row.resetAt).toBe(at(60_000).getTime());
+    expect(attemptRowResetAt('api:abc')).toBeUndefined();
+  });
+});
 
 describe('InMemoryAttemptCounters', () => {
   const counters = new InMemoryAttemptCounters();

@@ -52,8 +52,12 @@ export class AuthFailureLimit {
    * authentication down with it.
    */
   async blocked(scope: string, clientId: string, ip: string): Promise<boolean> {
-    const key = this.key(scope, clientId, ip);
-    const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => 0);
+    return this.counted(this.key(scope, clientId, ip), this.now());
+  }
+
+  /** `blocked` of a counter key at `now`. */
+  private async counted(key: string, now: Date): Promise<boolean> {
+    const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, now).catch(() => 0);
     return count >= this.max;
   }
 
@@ -65,10 +69,11 @@ export class AuthFailureLimit {
    */
   async precheck(scope: string, clientId: string, ip: string): Promise<{ blocked: boolean; epoch?: number }> {
     const key = this.key(scope, clientId, ip);
-    const known = this.knownEpoch?.(key, AUTH_FAILURE_LIMIT.windowMs, this.now());
+    const now = this.now();
+    const known = this.knownEpoch?.(key, AUTH_FAILURE_LIMIT.windowMs, now);
     if (known !== undefined) return { blocked: false, epoch: known };
-    if (this.readWithEpoch === undefined) return { blocked: await this.blocked(scope, clientId, ip) };
-    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => undefined);
+    if (this.readWithEpoch === undefined) return { blocked: await this.counted(key, now) };
+    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now).catch(() => undefined);
     return read === undefined ? { blocked: false } : { blocked: read.attempts >= this.max, epoch: read.epoch };
   }
 
