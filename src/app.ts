@@ -397,8 +397,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     () => clock.now(),
     cardVelocityLimits(config.cardTriesPerHour),
   );
-  // PostgreSQL: the credentials epoch and authentication failures arrive by LISTEN/NOTIFY, so an authenticated request
-  // needs no read of them (issue 12; KASSA_POSTGRES_LISTEN=off, or the connection down: read per request).
+  // PostgreSQL with KASSA_POSTGRES_LISTEN=on: the credentials epoch and authentication failures arrive by LISTEN/NOTIFY,
+  // so an authenticated request needs no read of them (issue 12; off, or the connection down: read per request).
   const authListener = db.listenerClient
     ? new PostgresAuthListener(
         db.listenerClient,

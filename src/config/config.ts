@@ -133,9 +133,9 @@ export const ConfigSchema = Type.Object({
       'on: statements run as named prepared statements (planned once per connection); off: unnamed, for a pooler in transaction mode that cannot keep them',
   }),
   KASSA_POSTGRES_LISTEN: Type.Union([Type.Literal('on'), Type.Literal('off')], {
-    default: 'on',
+    default: 'off',
     description:
-      'on: each node LISTENs for credential changes and authentication failures and holds the credentials epoch in memory (no read per request); off: reads it per request, for a pooler that cannot LISTEN',
+      'off: each request reads the credentials epoch, so a revocation holds on every node from the next request; on: each node LISTENs for credential changes and authentication failures and holds the epoch in memory (no read per request; other nodes learn of a revocation when its notification arrives)',
   }),
   KASSA_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',

@@ -19,7 +19,7 @@ export interface Db {
   /** SQLite: figures of the group commit (commits, units, synchronous writer round trips). */
   groupCommit?: GroupCommitStats;
   /**
-   * PostgreSQL, unless `listen` is false: a new client outside the pool, with the pool's settings, for a connection
+   * PostgreSQL with `listen`: a new client outside the pool, with the pool's settings, for a connection
    * that stays LISTENing (postgres-auth-listener.ts).
    */
   listenerClient?: () => pg.Client;
@@ -27,7 +27,7 @@ export interface Db {
 
 /**
  * PostgreSQL: `poolSize` connections (10), named prepared statements unless `preparedStatements` is false, a LISTEN
- * connection for the credentials epoch unless `listen` is false.
+ * connection for the credentials epoch when `listen` is true (KASSA_POSTGRES_LISTEN=on).
  */
 export type DbOptions =
   | { dialect: 'sqlite'; file: string }
@@ -84,7 +84,7 @@ export function createDb(options: DbOptions): Db {
     kysely,
     dialect: 'postgres',
     close: () => kysely.destroy(),
-    ...(options.listen !== false && {
+    ...(options.listen === true && {
       listenerClient: () => new pg.Client({ ...connection, application_name: LISTENER_APPLICATION_NAME }),
     }),
   };

@@ -25,7 +25,7 @@ describe('loadConfig', () => {
       dialect: 'postgres',
       url: 'postgres://u:p@db/kassa',
       preparedStatements: true,
-      listen: true,
+      listen: false,
     });
     expect(loadConfig({ DATABASE_URL: 'sqlite:data/k.db' }, '/w').database).toEqual({
       dialect: 'sqlite',
@@ -104,7 +104,7 @@ describe('KASSA_WORKERS', () => {
       dialect: 'postgres',
       url,
       preparedStatements: true,
-      listen: true,
+      listen: false,
     });
     expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'off' }).database).toMatchObject({
       preparedStatements: false,
@@ -112,9 +112,10 @@ describe('KASSA_WORKERS', () => {
     expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'no' })).toThrow(/KASSA_POSTGRES_PREPARED/);
   });
 
-  it('PostgreSQL nodes LISTEN for credential changes unless KASSA_POSTGRES_LISTEN=off', () => {
+  it('PostgreSQL nodes LISTEN for credential changes only with KASSA_POSTGRES_LISTEN=on', () => {
     const url = 'postgres://kassa@db/kassa';
-    expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'off' }).database).toMatchObject({ listen: false });
+    expect(loadConfig({ DATABASE_URL: url }).database).toMatchObject({ listen: false });
+    expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'on' }).database).toMatchObject({ listen: true });
     expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'yes' })).toThrow(/KASSA_POSTGRES_LISTEN/);
   });
 

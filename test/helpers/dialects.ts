@@ -19,8 +19,15 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-/** `adminUrl`: another PostgreSQL server than the run's (a test that restarts its own cluster). */
-export async function freshDatabase(dialect: DialectName, adminUrl = inject('postgresUrl')): Promise<FreshDatabase> {
+/**
+ * `adminUrl`: another PostgreSQL server than the run's (a test that restarts its own cluster). `listen`: PostgreSQL's
+ * credentials listener connection (KASSA_POSTGRES_LISTEN=on).
+ */
+export async function freshDatabase(
+  dialect: DialectName,
+  adminUrl = inject('postgresUrl'),
+  { listen = false } = {},
+): Promise<FreshDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'kassa-db-'));
     const file = join(dir, 'kassa.db');
@@ -42,7 +49,7 @@ export async function freshDatabase(dialect: DialectName, adminUrl = inject('pos
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 5 });
+  const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 5, listen });
   return {
     db,
     url: url.toString(),

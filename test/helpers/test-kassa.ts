@@ -70,7 +70,8 @@ export async function startTestKassa(
   overrides: AppOverrides = {},
   env: Record<string, string> = {},
 ): Promise<TestKassa> {
-  const database = await freshDatabase(dialect);
+  // The database is made here, not from DATABASE_URL: it follows the env's KASSA_POSTGRES_LISTEN as Kassa's would.
+  const database = await freshDatabase(dialect, undefined, { listen: env.KASSA_POSTGRES_LISTEN === 'on' });
   const dataDir = mkdtempSync(join(tmpdir(), 'kassa-data-'));
   const certFile = inject('tlsCertFile');
   const keyFile = inject('tlsKeyFile');

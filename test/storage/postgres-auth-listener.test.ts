@@ -35,7 +35,7 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgresAuthListener (postgres)',
   const lost: Error[] = [];
 
   beforeAll(async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', undefined, { listen: true });
     await migrateToLatest(database.db);
     epoch = new KyselyAuthEpoch(database.db.kysely);
     counters = new KyselyAttemptCounters(database.db.kysely);
