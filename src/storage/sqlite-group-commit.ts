@@ -24,6 +24,20 @@ import {
   type UnitOutcome,
 } from './sqlite-writer-thread.js';
 
+/**
+ * COMMITs sent to the writer and not answered yet, at most: the one it runs and the next, waiting in its port, which it
+ * starts the moment the first is on disk (issue 12).
+ */
+export const COMMITS_IN_FLIGHT = 2;
+
+/**
+ * Units after which a forming batch goes to the writer at once instead of at the end of the event loop's turn, while
+ * fewer than COMMITS_IN_FLIGHT COMMITs are in flight. Measured (docs/decisions.md, "Two batches with the writer"): without
+ * it, the units a COMMIT releases (every request of the last batch) run on the event loop while the writer waits, then
+ * the writer runs while they wait, in lockstep.
+ */
+export const EAGER_BATCH_UNITS = 8;
+
 /** Figures of the group commit, for tests and the benchmark. */
 export interface GroupCommitStats {
   /** COMMITs (fsyncs) done. */
@@ -93,11 +107,13 @@ class Batch {
  *   in the forming batch; the batch goes to the writer in ONE asynchronous message that runs every unit (each in its
  *   own savepoint, so a failing unit rolls back alone) and COMMITs: one fsync serves every unit, the event loop never
  *   waits for an fsync, and a unit whose statements are all writes it needs no answer from (`deferrable`, or a single
- *   statement outside a transaction) costs no round trip of its own. Units arriving during a COMMIT form the next
- *   batch, which goes as soon as the writer is free.
+ *   statement outside a transaction) costs no round trip of its own. A batch goes at the end of the event loop's turn,
+ *   or at once when it holds EAGER_BATCH_UNITS units; up to COMMITS_IN_FLIGHT batches are with the writer at a time
+ *   (one committing, the next queued), so the writer starts the next COMMIT as soon as one is on disk while the event
+ *   loop runs the requests the last one released. Units arriving meanwhile form the next batch.
  * - A transaction that needs an answer mid-way (a read, a write whose result it uses) sends the queued units and its
- *   own statements so far synchronously (the writer answers in microseconds; it first waits for a COMMIT in flight,
- *   without blocking the event loop); its savepoint then stays open in the writer until it ends.
+ *   own statements so far synchronously (the writer answers in microseconds; it first waits for the COMMITs in
+ *   flight, without blocking the event loop); its savepoint then stays open in the writer until it ends.
  * - A unit's caller continues only after its batch is on disk, so nothing a request answers can be lost by a crash;
  *   a crash before the COMMIT loses the whole batch (SQLite's atomic commit), no unit half-written. If the COMMIT
  *   or an I/O error ends the transaction, every unit of the batch fails.
@@ -119,8 +135,10 @@ export class SqliteGroupCommitDriver implements Driver {
   private readonly waiters: (() => void)[] = [];
   /** The batch units join now. */
   private forming: Batch | undefined;
-  /** The COMMIT in flight, if any (the writer is busy until it ends). */
+  /** The last COMMIT sent, until the writer has answered it and so every one before it (the writer is busy till then). */
   private committing: Promise<void> | undefined;
+  /** COMMITs sent and not answered yet (at most COMMITS_IN_FLIGHT). */
+  private inFlight = 0;
   /** The transaction between its BEGIN and its end (it holds the lock). */
   private open: Unit | undefined;
   private scheduled = false;
@@ -322,21 +340,31 @@ export class SqliteGroupCommitDriver implements Driver {
   }
 
   /**
-   * Commits the forming batch once the writer is free and no transaction is open; soon rather than at once (a
-   * setImmediate), so that the requests of the same turn of the event loop share the commit.
+   * Sends the forming batch to the writer when no transaction is open and fewer than COMMITS_IN_FLIGHT COMMITs are in
+   * flight: at once once it holds EAGER_BATCH_UNITS units, else soon (a setImmediate), so that the requests of the
+   * same turn of the event loop share the commit. Batches commit in the order they are sent (the writer runs one
+   * message at a time), each an SQLite transaction of its own: one that fails does not touch the next.
    */
   private schedule(): void {
-    if (this.scheduled) return;
+    if (this.forming !== undefined && this.forming.size >= EAGER_BATCH_UNITS) this.send();
+    if (this.scheduled || this.forming === undefined) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (this.committing !== undefined || this.open !== undefined || this.forming === undefined) return;
-      if (this.forming.size === 0 && !this.forming.begun) return;
-      this.committing = this.commitBatch().finally(() => {
-        this.committing = undefined;
-        if (this.forming !== undefined) this.schedule();
-      });
+      this.send();
     });
+  }
+
+  private send(): void {
+    if (this.inFlight >= COMMITS_IN_FLIGHT || this.open !== undefined || this.forming === undefined) return;
+    if (this.forming.size === 0 && !this.forming.begun) return;
+    this.inFlight++;
+    const commit: Promise<void> = this.commitBatch().finally(() => {
+      this.inFlight--;
+      if (this.committing === commit) this.committing = undefined;
+      if (this.forming !== undefined) this.schedule();
+    });
+    this.committing = commit;
   }
 
   private async commitBatch(): Promise<void> {

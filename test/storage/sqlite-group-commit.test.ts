@@ -6,7 +6,11 @@ import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isUniqueViolation } from '../../src/storage/create-db.js';
 import { deferrable } from '../../src/storage/deferrable.js';
-import { SqliteGroupCommitDialect } from '../../src/storage/sqlite-group-commit.js';
+import {
+  COMMITS_IN_FLIGHT,
+  EAGER_BATCH_UNITS,
+  SqliteGroupCommitDialect,
+} from '../../src/storage/sqlite-group-commit.js';
 
 interface Db {
   item: { id: number; label: string };
@@ -176,6 +180,39 @@ describe('SQLite group commit', () => {
     await first;
     expect(seen).toEqual([5, 6]);
   });
+
+  // Without it, every unit of the same turn waited for one COMMIT, and the requests it released for the next: the event
+  // loop and the writer took turns (docs/decisions.md, "Two batches with the writer").
+  it(`sends a batch once it holds ${EAGER_BATCH_UNITS} units, ${COMMITS_IN_FLIGHT} at a time; the rest goes when the writer answers`, async () => {
+    const before = { ...dialect.driver.stats };
+    const units = 5 * EAGER_BATCH_UNITS;
+    // All in one turn of the event loop: the writer answers nothing before every unit has joined.
+    await Promise.all(
+      Array.from({ length: units }, (_, i) => db.insertInto('item').values({ id: i, label: 'x' }).execute()),
+    );
+    expect(dialect.driver.stats.units - before.units).toBe(units);
+    // EAGER_BATCH_UNITS, EAGER_BATCH_UNITS, then the other 3 × EAGER_BATCH_UNITS once the first COMMIT is answered.
+    expect(dialect.driver.stats.commits - before.commits).toBe(COMMITS_IN_FLIGHT + 1);
+    const other = new SQLite(file, { readonly: true });
+    expect(other.prepare('select count(*) as n from item').get()).toEqual({ n: units });
+    other.close();
+  });
+
+  it('a transaction that reads mid-way while COMMITs are with the writer waits for them and sees their writes', async () => {
+    const writes = Array.from({ length: 2 * EAGER_BATCH_UNITS + 3 }, (_, i) =>
+      db.insertInto('item').values({ id: i, label: 'x' }).execute(),
+    );
+    const seen = await db.transaction().execute(async (tx) => {
+      const { n } = await tx
+        .selectFrom('item')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return n;
+    });
+    await Promise.all(writes);
+    expect(seen).toBe(writes.length);
+  });
+
   // Checkpoints beside the writer (sqlite-checkpointer.ts): SQLite's automatic checkpoint runs inside the COMMIT that
   // takes the WAL past 1,000 pages; Kassa copies committed pages into the database file from a thread of its own.
   it('copies committed pages into the database file well before the WAL reaches 1,000 pages', async () => {
