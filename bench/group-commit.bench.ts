@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
-import { KassaError } from '../src/domain/errors/error-catalogue.js';
-import { BENCH_MERCHANT_ID, directPaymentBody } from './workload.js';
+import type { GroupCommitStats } from '../src/storage/sqlite-group-commit.js';
+import { benchMerchantAuthorization, directPaymentBody } from './workload.js';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 5_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -39,24 +39,12 @@ function io(): { wchar: number; write_bytes: number } {
 const kassa = await buildApp(
   loadConfig({ ...process.env, KASSA_DATA_DIR: dataDir, LOG_LEVEL: 'warn', KASSA_MAX_EVENT_LOOP_DELAY: '0' }),
 );
-const stats = kassa.db.groupCommit;
-if (stats === undefined) throw new Error('bench:group-commit measures the SQLite group commit: unset DATABASE_URL');
+const groupCommit = kassa.db.groupCommit;
+if (groupCommit === undefined)
+  throw new Error('bench:group-commit measures the SQLite group commit: unset DATABASE_URL');
+const stats: GroupCommitStats = groupCommit;
 await kassa.app.ready();
-let apiKey: string;
-try {
-  apiKey = (
-    await kassa.services.merchants.createMerchant({
-      merchantId: BENCH_MERCHANT_ID,
-      country: 'DK',
-      currency: 'DKK',
-      sandbox: true,
-    })
-  ).apiKey;
-} catch (error) {
-  if (!(error instanceof KassaError) || error.code !== 'MERCHANT_EXISTS') throw error;
-  apiKey = (await kassa.services.merchants.rotateApiKey(BENCH_MERCHANT_ID)).apiKey;
-}
-const authorization = `Basic ${Buffer.from(`${BENCH_MERCHANT_ID}:${apiKey}`).toString('base64')}`;
+const authorization = await benchMerchantAuthorization(kassa.services.merchants);
 
 let sent = 0;
 async function pay(): Promise<void> {
@@ -72,8 +60,8 @@ async function pay(): Promise<void> {
 async function round(payments: number): Promise<Record<string, number>> {
   let started = 0;
   const io0 = io();
-  const commits0 = stats?.commits ?? 0;
-  const units0 = stats?.units ?? 0;
+  const commits0 = stats.commits;
+  const units0 = stats.units;
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   await Promise.all(
@@ -88,13 +76,13 @@ async function round(payments: number): Promise<Record<string, number>> {
   const ms = performance.now() - t0;
   const elu = performance.eventLoopUtilization(elu0);
   const io1 = io();
-  const commits = (stats?.commits ?? 0) - commits0;
+  const commits = stats.commits - commits0;
   const round1 = (x: number) => Math.round(x * 10) / 10;
   return {
     paymentsPerSecond: Math.round((payments / ms) * 1000),
     eventLoopUtilization: Math.round(elu.utilization * 100) / 100,
     activeMicrosecondsPerPayment: Math.round((elu.active * 1000) / payments),
-    unitsPerCommit: round1(((stats?.units ?? 0) - units0) / commits),
+    unitsPerCommit: round1((stats.units - units0) / commits),
     writeCallKbPerCommit: Math.round((io1.wchar - io0.wchar) / commits / 1024),
     storageKbPerPayment: round1((io1.write_bytes - io0.write_bytes) / payments / 1024),
   };

@@ -8,10 +8,9 @@
 import { Agent, fetch } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
-import { KassaError } from '../src/domain/errors/error-catalogue.js';
 import { limitHeapGrowth } from '../src/server/heap.js';
 import { serveBenchChild } from './child-protocol.js';
-import { BENCH_MERCHANT_ID, directPaymentBody } from './workload.js';
+import { benchMerchantAuthorization, directPaymentBody } from './workload.js';
 
 // Load shedding off: the benchmark measures what the server completes; a shared machine would otherwise get 503s.
 const config = loadConfig({
@@ -28,20 +27,7 @@ const address = kassa.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 const url = `https://127.0.0.1:${port}`;
 
-let apiKey: string;
-try {
-  const created = await kassa.services.merchants.createMerchant({
-    merchantId: BENCH_MERCHANT_ID,
-    country: 'DK',
-    currency: 'DKK',
-    sandbox: true,
-  });
-  apiKey = created.apiKey;
-} catch (error) {
-  if (!(error instanceof KassaError) || error.code !== 'MERCHANT_EXISTS') throw error;
-  apiKey = (await kassa.services.merchants.rotateApiKey(BENCH_MERCHANT_ID)).apiKey;
-}
-const authorization = `Basic ${Buffer.from(`${BENCH_MERCHANT_ID}:${apiKey}`).toString('base64')}`;
+const authorization = await benchMerchantAuthorization(kassa.services.merchants);
 
 // One payment through the API, so the lookup phase reads a real one (and the first request warms the path).
 const response = await fetch(`${url}/api/v1/payments`, {

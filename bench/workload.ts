@@ -1,7 +1,30 @@
-/** The requests the benchmark sends. */
+/** The requests the benchmark sends, and the merchant that sends them. */
+import { KassaError } from '../src/domain/errors/error-catalogue.js';
+import type { MerchantService } from '../src/domain/merchants/merchant-service.js';
 import { luhnCheckDigit } from '../src/domain/payments/card-checks.js';
 
 export const BENCH_MERCHANT_ID = 'bench';
+
+/**
+ * The HTTP Basic `authorization` header of the sandbox merchant BENCH_MERCHANT_ID (DK, DKK): created, or issued a new
+ * API key when an earlier server of the run (or an earlier run on the same data directory) created it.
+ */
+export async function benchMerchantAuthorization(merchants: MerchantService): Promise<string> {
+  let apiKey: string;
+  try {
+    const created = await merchants.createMerchant({
+      merchantId: BENCH_MERCHANT_ID,
+      country: 'DK',
+      currency: 'DKK',
+      sandbox: true,
+    });
+    apiKey = created.apiKey;
+  } catch (error) {
+    if (!(error instanceof KassaError) || error.code !== 'MERCHANT_EXISTS') throw error;
+    apiKey = (await merchants.rotateApiKey(BENCH_MERCHANT_ID)).apiKey;
+  }
+  return `Basic ${Buffer.from(`${BENCH_MERCHANT_ID}:${apiKey}`).toString('base64')}`;
+}
 
 /** A Visa test card the simulators authenticate frictionlessly (3-D Secure Y) and authorize. */
 function pan(scenario: string): string {

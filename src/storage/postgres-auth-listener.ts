@@ -41,9 +41,9 @@ const EPOCH_QUERY = 'select epoch from auth_epoch where id = 1';
  * answers are undefined, and callers read the database per request as without the listener. After each (re)connect
  * the state is read again after LISTEN, so nothing committed while it was down is missed.
  *
- * A revocation reaches the other nodes when PostgreSQL delivers its notification, about a millisecond after the
- * commit, not in the same round trip as a per-request read would; the node that made a change re-reads the epoch at
- * once ({@link refresh}).
+ * A revocation reaches the other nodes when PostgreSQL delivers its notification after the commit (that delay was not
+ * measured), not in the same round trip as a per-request read would; the node that made a change re-reads the epoch
+ * at once ({@link refresh}).
  */
 export class PostgresAuthListener {
   private client: pg.Client | undefined;

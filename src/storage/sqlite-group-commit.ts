@@ -341,7 +341,7 @@ export class SqliteGroupCommitDriver implements Driver {
 
   /**
    * Sends the forming batch to the writer when no transaction is open and fewer than COMMITS_IN_FLIGHT COMMITs are in
-   * flight: at once once it holds EAGER_BATCH_UNITS units, else soon (a setImmediate), so that the requests of the
+   * flight: immediately when it holds EAGER_BATCH_UNITS units, else soon (a setImmediate), so that the requests of the
    * same turn of the event loop share the commit. Batches commit in the order they are sent (the writer runs one
    * message at a time), each an SQLite transaction of its own: one that fails does not touch the next.
    */
