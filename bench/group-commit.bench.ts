@@ -5,9 +5,11 @@
  * `app.inject`, BENCH_CONCURRENCY (32) at a time, three rounds after a warm-up. No HTTP client shares the two cores, so
  * the figures move less than `npm run bench`'s; TLS and HTTP parsing are left out. Per round it prints payments/s, the
  * event loop's utilization and active µs per payment (idle time under full load = requests waiting on the writer), the
- * units per COMMIT, and what the process wrote (`/proc/self/io`: `wchar` per COMMIT, block-layer bytes per payment).
+ * units per COMMIT, and what the process wrote and read (`/proc/self/io`: `wchar` per COMMIT, block-layer bytes written
+ * and read per payment; reads show index pages the OS page cache no longer held).
  * BENCH_DATA_DIR reuses a data directory (one filled by bench/preload.ts, say); by default a temporary one, removed after.
- * Asserts nothing. Linux only (`/proc/self/io`).
+ * Asserts nothing. Linux only (`/proc/self/io`). The heap grows through a run: `app.inject` keeps ~10 KB per request on
+ * Node 20 (so does a bare Fastify app, 9.5 KB; not over real HTTP), so later rounds pay somewhat more for GC.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kassa-
 chmodSync(dataDir, 0o700);
 
 /** The process's I/O counters (proc(5): wchar = bytes passed to write calls, write_bytes = bytes sent to storage). */
-function io(): { wchar: number; write_bytes: number } {
+function io(): { wchar: number; write_bytes: number; read_bytes: number } {
   const fields = Object.fromEntries(
     readFileSync('/proc/self/io', 'utf8')
       .trim()
@@ -33,7 +35,7 @@ function io(): { wchar: number; write_bytes: number } {
       .map((line) => line.split(': ') as [string, string])
       .map(([k, v]) => [k, Number(v)]),
   );
-  return { wchar: fields.wchar ?? 0, write_bytes: fields.write_bytes ?? 0 };
+  return { wchar: fields.wchar ?? 0, write_bytes: fields.write_bytes ?? 0, read_bytes: fields.read_bytes ?? 0 };
 }
 
 const kassa = await buildApp(
@@ -85,6 +87,7 @@ async function round(payments: number): Promise<Record<string, number>> {
     unitsPerCommit: round1((stats.units - units0) / commits),
     writeCallKbPerCommit: Math.round((io1.wchar - io0.wchar) / commits / 1024),
     storageKbPerPayment: round1((io1.write_bytes - io0.write_bytes) / payments / 1024),
+    storageReadKbPerPayment: round1((io1.read_bytes - io0.read_bytes) / payments / 1024),
   };
 }
 
