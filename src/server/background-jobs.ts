@@ -20,7 +20,7 @@ export const FOLLOW_UP_SWEEP_MS = 15_000; // 15 s
 export const RETENTION_SWEEP_MS = 10 * 60_000; // 10 min
 
 export interface BackgroundJobsDeps {
-  payments: Pick<PaymentService, 'expireAbandonedAuthentications'>;
+  payments: Pick<PaymentService, 'expireAbandonedAuthentications' | 'pruneFinishedAuthentications'>;
   hosted: Pick<HostedPaymentService, 'expireAbandonedHostedPayments'>;
   /** Write-ahead follow-up recovery and DELAYED captures. */
   followUpRecovery?: Pick<FollowUpRecovery, 'recoverPending' | 'captureDue'>;
@@ -60,12 +60,13 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
   });
 
   // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its
-  // vaulted card once links expire.
+  // vaulted card once links expire; finished authentications' 3-D Secure states are pruned a day later.
   let expirySweep: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     expirySweep = setInterval(() => {
       deps.payments
         .expireAbandonedAuthentications()
+        .then(() => deps.payments.pruneFinishedAuthentications())
         .catch((error: unknown) => app.log.error({ err: error }, '3-D Secure expiry sweep failed'));
       deps.hosted
         .expireAbandonedHostedPayments()

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, SqliteAdapter } from 'kysely';
 import type { ChallengeWindowSize } from '../domain/threeds/authentication-response.js';
 import type { MessageVersion } from '../domain/threeds/three-ds-messages.js';
 import type {
@@ -73,8 +73,12 @@ function transactionToRow(t: ThreeDSTransaction): ThreeDSTransactionTable {
 export class KyselyThreeDSTransactionRepository implements ThreeDSTransactionRepository {
   readonly #db: Db;
 
+  /** SQLite has no row locks (one writer at a time); PostgreSQL's candidates are locked FOR UPDATE SKIP LOCKED. */
+  readonly #sqlite: boolean;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   }
 
   async save(t: ThreeDSTransaction): Promise<void> {
@@ -127,6 +131,32 @@ export class KyselyThreeDSTransactionRepository implements ThreeDSTransactionRep
       .where('method_status', 'in', ['NOT_STARTED', 'STARTED'])
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async pruneDone(expiredBefore: Date, limit: number): Promise<number> {
+    const cutoff = toDbTime(expiredBefore);
+    const prune = async (trx: Db) => {
+      // Through the (phase, redirect_expires_at) index. On PostgreSQL the candidates are locked and rows another
+      // node's prune holds are skipped, so two nodes never wait on each other.
+      const candidates = trx
+        .selectFrom('three_ds_transaction')
+        .select('pay_id')
+        .where('phase', '=', 'DONE')
+        .where('redirect_expires_at', '<', cutoff)
+        .limit(limit);
+      const payIds = (await (this.#sqlite ? candidates : candidates.forUpdate().skipLocked()).execute()).map(
+        (r) => r.pay_id,
+      );
+      if (payIds.length === 0) return 0;
+      const r = await trx
+        .deleteFrom('three_ds_transaction')
+        .where('pay_id', 'in', payIds)
+        .where('phase', '=', 'DONE')
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    };
+    if (this.#db.isTransaction) return prune(this.#db);
+    return this.#db.transaction().execute(prune);
   }
 
   async findExpired(now: Date, limit: number): Promise<ThreeDSTransaction[]> {

@@ -430,4 +430,57 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       await clocked.close();
     }
   });
+
+  it('a finished authentication keeps its 3-D Secure state until a day after its link expired; a waiting one until it ends', async () => {
+    let offsetMs = 0;
+    const clocked = await startTestKassa(dialect, { clock: { now: () => new Date(Date.now() + offsetMs) } });
+    try {
+      const m = await clocked.createMerchant();
+      const challenge = async (): Promise<string> =>
+        (
+          await clocked.call('POST', '/api/v1/payments', {
+            auth: m,
+            json: directPayment(testPan('40000010', '1005'), { urls: URLS }),
+          })
+        ).body.payId;
+      const read = async (payId: string) =>
+        (await clocked.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: m })).body;
+      // biome-ignore lint/suspicious/noExplicitAny: reads a table outside the app's row types
+      const kysely = clocked.database.db.kysely as Kysely<any>;
+      const phases = async (...payIds: string[]) =>
+        Object.fromEntries(
+          (await kysely.selectFrom('three_ds_transaction').select(['pay_id', 'phase']).execute())
+            .filter((r) => payIds.includes(r.pay_id))
+            .map((r) => [r.pay_id, r.phase]),
+        );
+      const payments = clocked.kassa.services.payments;
+      const MINUTE = 60_000;
+      const DAY = 24 * 60 * MINUTE;
+
+      const first = await challenge(); // its link expires at +30 min
+      offsetMs = 31 * MINUTE;
+      expect(await payments.expireAbandonedAuthentications()).toBe(1); // FAILED 20010006, its state DONE
+      const second = await challenge(); // waits for its challenge; link expires at +61 min
+      const firstBefore = await read(first);
+      expect(firstBefore).toMatchObject({ status: 'FAILED', responseCode: '20010006' });
+      expect(await payments.pruneFinishedAuthentications()).toBe(0); // first's link expired a minute ago
+      expect(await phases(first, second)).toEqual({ [first]: 'DONE', [second]: 'CHALLENGE' });
+
+      offsetMs = 31 * MINUTE + DAY; // first's link expired a day and a minute ago, second's 23 h 30 min ago
+      expect(await payments.pruneFinishedAuthentications()).toBe(1);
+      expect(await phases(first, second)).toEqual({ [second]: 'CHALLENGE' }); // waiting: never pruned before it ends
+      expect(await read(first)).toEqual(firstBefore); // the payment keeps its result and 3-D Secure data
+
+      // Second's link expired 47 h ago, but no sweep has ended it yet (every node was down, say): still kept.
+      offsetMs = 2 * DAY;
+      expect(await payments.pruneFinishedAuthentications()).toBe(0);
+      expect(await phases(first, second)).toEqual({ [second]: 'CHALLENGE' });
+      expect(await payments.expireAbandonedAuthentications()).toBe(1);
+      expect(await payments.pruneFinishedAuthentications()).toBe(1);
+      expect(await phases(first, second)).toEqual({});
+      expect(await read(second)).toMatchObject({ status: 'FAILED', responseCode: '20010006' });
+    } finally {
+      await clocked.close();
+    }
+  });
 });

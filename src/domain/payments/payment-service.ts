@@ -23,7 +23,11 @@ import {
   type ThreeDSBrowserStep,
   threeDSMethodStep,
 } from './three-ds-browser-steps.js';
-import { expireAbandonedAuthentications, handleResultsRequest } from './three-ds-results.js';
+import {
+  expireAbandonedAuthentications,
+  handleResultsRequest,
+  pruneFinishedAuthentications,
+} from './three-ds-results.js';
 
 export type { PaymentServiceDeps } from './payment-deps.js';
 
@@ -89,6 +93,11 @@ export class PaymentService {
   /** See three-ds-results.ts. @returns how many payments it ended. Safe on every node. */
   expireAbandonedAuthentications(limit = 100): Promise<number> {
     return expireAbandonedAuthentications(this.deps, limit);
+  }
+
+  /** See three-ds-results.ts. @returns how many finished authentications' states it deleted. Safe on every node. */
+  pruneFinishedAuthentications(): Promise<number> {
+    return pruneFinishedAuthentications(this.deps);
   }
 
   /** @throws KassaError PAYMENT_NOT_FOUND for a missing payment and for another merchant's payment alike. */

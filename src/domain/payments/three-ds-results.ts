@@ -3,7 +3,9 @@
  * endpoint, threeDSServerURL) after a challenge or a decoupled authentication, and the sweep that ends those that
  * never got one.
  */
+import type { Clock } from '../ports/clock.js';
 import { isUuid } from '../ports/id-generator.js';
+import type { Store } from '../ports/store.js';
 import { checkRReq, resultsResponse, rreqError } from '../threeds/results-request.js';
 import type { ResultsRequest, ResultsResponse, ThreeDSErrorMessage } from '../threeds/three-ds-messages.js';
 import type { ThreeDSPhase } from '../threeds/three-ds-transaction.js';
@@ -113,4 +115,31 @@ export async function expireAbandonedAuthentications(deps: PaymentServiceDeps, l
   }
   await deps.cardVault.deleteExpired(now);
   return ended;
+}
+
+/** How long a finished authentication's 3-D Secure state is kept after its redirect link expired: 1 day, ms. */
+export const THREE_DS_STATE_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Rows pruneFinishedAuthentications deletes per transaction (short ones: payments never wait long). */
+export const THREE_DS_PRUNE_BATCH = 500;
+
+/**
+ * Keeps `three_ds_transaction` bounded (issue 12: cost stays flat as the data grows; without it every browser and
+ * hosted payment left its row for good): deletes the state of authentications in phase DONE whose redirect link
+ * expired more than THREE_DS_STATE_RETENTION_MS ago, in batches of `batch` until none is left. The payment keeps its
+ * 3-D Secure result (`threeDS` on the payment); what goes is the flow's working state (CReq, ACS URL, link nonce,
+ * the merchant's browser data). Past that point a link or CRes for the payment was refused already (expired), and a
+ * DS still repeating its RReq a day later gets Erro 301 (unknown transaction) instead of a second RRes. Safe on every
+ * node. @returns how many rows it deleted. @throws when storage fails.
+ */
+export async function pruneFinishedAuthentications(
+  deps: { store: Pick<Store, 'threeDSTransactions'>; clock: Clock },
+  batch = THREE_DS_PRUNE_BATCH,
+): Promise<number> {
+  const expiredBefore = new Date(deps.clock.now().getTime() - THREE_DS_STATE_RETENTION_MS);
+  let total = 0;
+  for (;;) {
+    const deleted = await deps.store.threeDSTransactions.pruneDone(expiredBefore, batch);
+    total += deleted;
+    if (deleted < batch) return total;
+  }
 }

@@ -83,4 +83,10 @@ export interface ThreeDSTransactionRepository {
   markMethodCompleted(payId: string, at: Date): Promise<boolean>;
   /** Rows waiting for the cardholder or the ACS whose link expired before `now` (oldest first, at most `limit`). */
   findExpired(now: Date, limit: number): Promise<ThreeDSTransaction[]>;
+  /**
+   * Deletes at most `limit` rows in phase DONE whose redirect link expired before `expiredBefore` (nothing can use
+   * them any more: every link and CRes is refused, and the DS stopped retrying its RReq). Rows another node is
+   * deleting are skipped. @returns how many it deleted.
+   */
+  pruneDone(expiredBefore: Date, limit: number): Promise<number>;
 }
