@@ -9,6 +9,7 @@ import type {
 import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, NotificationAttemptTable } from './database.js';
+import { shaped } from './query-shapes.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
 import type { WebhookSecretBox } from './webhook-secret-box.js';
 
@@ -123,24 +124,32 @@ export class KyselyNotificationRepository implements NotificationRepository {
 
   async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]> {
     const at = toDbTime(now);
-    const due = this.db
-      .selectFrom('notification')
-      .select('id')
-      .where('status', '=', 'PENDING')
-      .where('next_attempt_at', '<=', at)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
-      .orderBy('next_attempt_at')
-      .limit(limit);
+    const dueNow = () =>
+      this.db
+        .selectFrom('notification')
+        .select('id')
+        .where('status', '=', 'PENDING')
+        .where('next_attempt_at', '<=', at)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]));
     // SQLite: a claim is a write (a writer round trip and a share of a commit) even when it claims nothing, and the
     // app looks after every POST. Looking first on the read connection (committed data only; anything committed
-    // later is found by the next look) spares the write when nothing is due (issue 12).
-    if (this.sqlite && (await due.clearOrderBy().limit(1).executeTakeFirst()) === undefined) return [];
-    const rows = await this.db
-      .updateTable('notification')
-      .set({ locked_until: toDbTime(leaseUntil) })
-      .where('id', 'in', this.sqlite ? due : due.forUpdate().skipLocked())
-      .returningAll()
-      .execute();
+    // later is found by the next look) spares the write when nothing is due (issue 12). That look runs once per
+    // POST, so its SQL is compiled once (query-shapes.ts).
+    if (this.sqlite) {
+      const look = shaped(this.db, 'notification.anyDue', ['PENDING', at, at, 1], () => dueNow().limit(1));
+      if ((await this.db.executeQuery(look)).rows.length === 0) return [];
+    }
+    // On PostgreSQL the claim itself runs after every POST: compiled once as well.
+    const lockedUntil = toDbTime(leaseUntil);
+    const claim = shaped(this.db, 'notification.claim', [lockedUntil, 'PENDING', at, at, limit], () => {
+      const due = dueNow().orderBy('next_attempt_at').limit(limit);
+      return this.db
+        .updateTable('notification')
+        .set({ locked_until: lockedUntil })
+        .where('id', 'in', this.sqlite ? due : due.forUpdate().skipLocked())
+        .returningAll();
+    });
+    const rows = (await this.db.executeQuery(claim)).rows as NotificationRow[];
     if (rows.length === 0) return [];
 
     const merchantIds = [...new Set(rows.map((r) => r.merchant_id))];

@@ -223,11 +223,15 @@ export class KyselyPaymentRepository implements PaymentRepository {
     // seq, in their order. One statement, so the payment's other deferrable writes can join it (postgres-deferring-driver.ts).
     const rows = p.operations.map((op, i) => operationToRow(p.payId, i + 1, op));
     const names = Object.keys(rows[0] ?? {}); // operationToRow's, the same for every row
-    const insert = sql`insert into payment_operation (${sql.raw(names.join(', '))})
-      select ${sql.raw(names.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}
-      from json_populate_recordset(null::payment_operation, ${JSON.stringify(rows)}::json) r
-      where r.x_id not in (select o.x_id from payment_operation o where o.pay_id = ${p.payId})
-      on conflict (x_id) do nothing`.compile(this.db);
+    const json = JSON.stringify(rows);
+    const insert = shaped(this.db, `payment_operation.appendJson ${names.join(',')}`, [json, p.payId], () => ({
+      compile: () =>
+        sql`insert into payment_operation (${sql.raw(names.join(', '))})
+          select ${sql.raw(names.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}
+          from json_populate_recordset(null::payment_operation, ${json}::json) r
+          where r.x_id not in (select o.x_id from payment_operation o where o.pay_id = ${p.payId})
+          on conflict (x_id) do nothing`.compile(this.db),
+    }));
     await this.db.executeQuery(deferrable(insert));
   }
 

@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../../src/domain/ports/clock.js';
+import { migrateToLatest } from '../../src/storage/create-db.js';
 import type { Database } from '../../src/storage/database.js';
+import { KyselyStore } from '../../src/storage/kysely-store.js';
+import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
+import type { FreshDatabase } from './dialects.js';
 
 /** The outbox events written for a payment, oldest first; with `typePrefix` (e.g. `payment.`) only those types. */
 export async function outboxEvents(
@@ -16,4 +21,23 @@ export async function outboxEvents(
   if (typePrefix !== undefined) query = query.where('type', 'like', `${typePrefix}%`);
   const rows = await query.execute();
   return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) }));
+}
+
+/**
+ * A migrated fresh database's store with one merchant, `shop` (sandbox, a webhook secret), created at `clock.now()`:
+ * the starting point of the outbox and retention tests.
+ */
+export async function storeWithShop(database: FreshDatabase, clock: Clock): Promise<KyselyStore> {
+  await migrateToLatest(database.db);
+  const store = new KyselyStore(database.db.kysely, new WebhookSecretBox('outbox-test-data-key-0123456789abcdef0123'));
+  await store.merchants.insert({
+    merchantId: 'shop',
+    name: 'Shop',
+    country: 'DK',
+    currency: 'DKK',
+    sandbox: true,
+    webhookSecret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+    creationDate: clock.now(),
+  });
+  return store;
 }

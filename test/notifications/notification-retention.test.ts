@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../src/domain/notifications/notification.js';
 import { pruneFinishedNotifications, RETENTION_BATCH } from '../../src/notifications/notification-retention.js';
-import { migrateToLatest } from '../../src/storage/create-db.js';
-import { KyselyStore } from '../../src/storage/kysely-store.js';
-import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
+import type { KyselyStore } from '../../src/storage/kysely-store.js';
 import { fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+import { storeWithShop } from '../helpers/outbox.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -21,17 +20,7 @@ describe.each(DIALECTS)('notification retention (%s)', (dialect) => {
 
   beforeEach(async () => {
     database = await freshDatabase(dialect);
-    await migrateToLatest(database.db);
-    store = new KyselyStore(database.db.kysely, new WebhookSecretBox('retention-test-data-key-0123456789abcdef'));
-    await store.merchants.insert({
-      merchantId: 'shop',
-      name: 'Shop',
-      country: 'DK',
-      currency: 'DKK',
-      sandbox: true,
-      webhookSecret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
-      creationDate: clock.now(),
-    });
+    store = await storeWithShop(database, clock);
   });
   afterEach(async () => database?.drop());
 

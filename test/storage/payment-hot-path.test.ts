@@ -2,7 +2,8 @@
  * The write path of a DIRECT payment (issue 12): one durable write before the acquirer call (the intent) and one
  * after (the result with the 3-D Secure outcome, the operations, the events), no re-read of what was just written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DefaultQueryCompiler } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/app.js';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { PaymentOperation } from '../../src/domain/payments/payment.js';
@@ -134,6 +135,17 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
     expect(await counted.findLatestByTransId(merchant.merchantId, p.transId)).toEqual(stored);
     expect(await counted.findByPayIdAnyMerchant(p.payId)).toEqual(stored);
     expect(await counted.findByPayId('someone_else', p.payId)).toBeUndefined();
+  });
+
+  it('a warm DIRECT payment compiles no query: every statement of its path is a shape compiled once', async () => {
+    await services.payments.createDirectPayment(merchant, direct()); // warm: the shapes are compiled
+    const compiles = vi.spyOn(DefaultQueryCompiler.prototype, 'compileQuery');
+    try {
+      await services.payments.createDirectPayment(merchant, direct());
+      expect(compiles.mock.results.map((r) => (r.value as { sql: string }).sql)).toEqual([]);
+    } finally {
+      compiles.mockRestore();
+    }
   });
 
   it.runIf(dialect === 'postgres')(
