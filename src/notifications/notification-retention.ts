@@ -1,3 +1,4 @@
+import { deleteInBatches } from '../domain/ports/batched-delete.js';
 import type { Clock } from '../domain/ports/clock.js';
 import type { NotificationRepository } from '../domain/ports/store.js';
 
@@ -17,10 +18,5 @@ export async function pruneFinishedNotifications(
   retentionDays: number,
 ): Promise<number> {
   const before = new Date(clock.now().getTime() - retentionDays * DAY_MS);
-  let total = 0;
-  for (;;) {
-    const deleted = await notifications.pruneFinished(before, RETENTION_BATCH);
-    total += deleted;
-    if (deleted < RETENTION_BATCH) return total;
-  }
+  return deleteInBatches((limit) => notifications.pruneFinished(before, limit), RETENTION_BATCH);
 }

@@ -3,6 +3,7 @@
  * endpoint, threeDSServerURL) after a challenge or a decoupled authentication, and the sweep that ends those that
  * never got one.
  */
+import { deleteInBatches } from '../ports/batched-delete.js';
 import type { Clock } from '../ports/clock.js';
 import { isUuid } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
@@ -136,10 +137,5 @@ export async function pruneFinishedAuthentications(
   batch = THREE_DS_PRUNE_BATCH,
 ): Promise<number> {
   const expiredBefore = new Date(deps.clock.now().getTime() - THREE_DS_STATE_RETENTION_MS);
-  let total = 0;
-  for (;;) {
-    const deleted = await deps.store.threeDSTransactions.pruneDone(expiredBefore, batch);
-    total += deleted;
-    if (deleted < batch) return total;
-  }
+  return deleteInBatches((limit) => deps.store.threeDSTransactions.pruneDone(expiredBefore, limit), batch);
 }
