@@ -15,7 +15,9 @@
  * The baseline runs first, again before each Kassa server's phases, and last: the machine is shared and its speed
  * drifts within a run (the baseline alone has measured 17,000 and 32,000 req/s minutes apart), so each row's ratio is
  * to the mean of the baselines measured just before and just after its server's phases.
- * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline) and writes bench/results.json. Asserts nothing.
+ * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline; on Linux also the CPU each answer cost the server's
+ * main thread, all its threads and, on PostgreSQL, the database server, and how busy the main thread was:
+ * bench/cpu-usage.ts) and writes bench/results.json. Asserts nothing.
  *
  * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
  * (postgres://postgres@127.0.0.1:5432/postgres: where the run creates its database; unreachable → PostgreSQL rows
@@ -33,6 +35,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
 import type { ChildMessage } from './child-protocol.js';
+import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
 import { directPaymentBody, sessionBody } from './workload.js';
 
@@ -71,6 +74,14 @@ interface Row {
   ratioToBaseline?: number;
   non2xx: number;
   errors: number;
+  /** CPU of the server's main (event-loop) thread per 2xx answer, µs (bench/cpu-usage.ts; undefined off Linux). */
+  mainCpuUs?: number;
+  /** CPU of all the server's threads (event loop, SQLite writer and checkpointer, V8's GC helpers) per 2xx answer, µs. */
+  processCpuUs?: number;
+  /** The main thread's CPU time over the phase's wall time: near 1, the event loop is saturated. */
+  mainBusy?: number;
+  /** CPU of the local PostgreSQL server's processes per 2xx answer, µs (PostgreSQL rows only). */
+  databaseCpuUs?: number;
   note?: string;
 }
 
@@ -158,8 +169,16 @@ async function load(url: string, l: Load, seconds: number): Promise<autocannon.R
 async function phase(child: Child, scenario: string, dialect: string, preloaded: number, l: Load): Promise<Row> {
   const url = String(child.ready.url);
   if (WARMUP_SECONDS > 0) await load(url, l, WARMUP_SECONDS);
+  const pid = child.process.pid ?? 0;
+  const cpuBefore = processCpu(pid);
+  const dbBefore = dialect === 'postgres' ? postgresCpuUs() : undefined;
   const r = await load(url, l, SECONDS);
+  const cpuAfter = processCpu(pid);
+  const dbAfter = dialect === 'postgres' ? postgresCpuUs() : undefined;
   const { maxRssKb, memory } = await child.stats();
+  const answered = Math.max(1, r['2xx']);
+  const perAnswer = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : Math.round((after - before) / answered);
   const row: Row = {
     scenario,
     dialect,
@@ -170,7 +189,13 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
     peakRssMb: Math.round(maxRssKb / 1024),
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
+    mainCpuUs: perAnswer(cpuBefore?.mainUs, cpuAfter?.mainUs),
+    processCpuUs: perAnswer(cpuBefore?.allUs, cpuAfter?.allUs),
+    databaseCpuUs: perAnswer(dbBefore, dbAfter),
   };
+  if (cpuBefore && cpuAfter) {
+    row.mainBusy = Math.round(((cpuAfter.mainUs - cpuBefore.mainUs) / ((r.duration || SECONDS) * 1e6)) * 100) / 100;
+  }
   rows.push(row);
   console.log(
     `  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms` +
@@ -361,7 +386,22 @@ rows.forEach((r, i) => {
 });
 const loadAfter = loadavg();
 
-const header = ['scenario', 'db', 'preloaded', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', '× baseline', 'non-2xx'];
+const header = [
+  'scenario',
+  'db',
+  'preloaded',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'peak RSS MB',
+  '× baseline',
+  'non-2xx',
+  'main µs/req',
+  'main busy',
+  'process µs/req',
+  'db µs/req',
+];
+const optional = (n: number | undefined) => (n === undefined ? '' : String(n));
 const table = rows.map((r) => [
   r.scenario,
   r.dialect,
@@ -372,6 +412,10 @@ const table = rows.map((r) => [
   String(r.peakRssMb),
   r.ratioToBaseline === undefined ? '' : r.ratioToBaseline.toFixed(3),
   String(r.non2xx + r.errors),
+  optional(r.mainCpuUs),
+  optional(r.mainBusy),
+  optional(r.processCpuUs),
+  optional(r.databaseCpuUs),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { postgresCpuUs, processCpu } from '../../bench/cpu-usage.js';
+import { DIALECTS } from '../helpers/dialects.js';
+
+const linux = existsSync('/proc/self/task');
+
+/** Keeps this thread on the CPU for `ms` of wall time. */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // busy
+  }
+}
+
+describe.runIf(linux)('bench CPU readings (/proc)', () => {
+  it('counts the CPU the main thread burns, as main thread and as process', () => {
+    const before = processCpu(process.pid);
+    spin(300);
+    const after = processCpu(process.pid);
+    expect(before).toBeDefined();
+    expect(after).toBeDefined();
+    if (!before || !after) return;
+    // 300 ms on the CPU, read at 10 ms ticks; a loaded machine may take the core away for part of it.
+    expect(after.mainUs - before.mainUs).toBeGreaterThanOrEqual(100_000);
+    expect(after.allUs - before.allUs).toBeGreaterThanOrEqual(after.mainUs - before.mainUs);
+    expect(after.allUs).toBeGreaterThanOrEqual(after.mainUs);
+  });
+
+  it('reads nothing for a process that does not exist', () => {
+    expect(processCpu(2 ** 22 + 1)).toBeUndefined(); // above Linux's pid_max limit
+  });
+
+  // A PostgreSQL on this machine (the tests' own): a query's work shows in its processes' CPU.
+  it.runIf(DIALECTS.includes('postgres'))('counts the CPU a local PostgreSQL spends on a query', async () => {
+    const url = new URL(inject('postgresUrl'));
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      const before = postgresCpuUs();
+      expect(before).toBeDefined();
+      await client.query('select count(*) from generate_series(1, 3000000) g where g % 7 = 0');
+      const after = postgresCpuUs();
+      expect((after ?? 0) - (before ?? 0)).toBeGreaterThanOrEqual(50_000);
+    } finally {
+      await client.end();
+    }
+  });
+});
