@@ -37,6 +37,7 @@ import { loadRuntimeSecrets } from '../src/config/data-dir.js';
 import type { ChildMessage } from './child-protocol.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
+import { checkTargets, SCENARIO } from './targets.js';
 import { directPaymentBody, sessionBody } from './workload.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -220,20 +221,20 @@ async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, s
   const authorization = String(child.ready.authorization);
   try {
     if (PHASES.has('direct'))
-      await phase(child, 'POST /api/v1/payments (DIRECT)', dialect, preloaded, {
+      await phase(child, SCENARIO.direct, dialect, preloaded, {
         method: 'POST',
         path: '/api/v1/payments',
         headers: { authorization },
         body: () => directPaymentBody(nextTransId()),
       });
     if (PHASES.has('lookup'))
-      await phase(child, 'GET /api/v1/payments/getByPayId', dialect, preloaded, {
+      await phase(child, SCENARIO.lookup, dialect, preloaded, {
         method: 'GET',
         path: `/api/v1/payments/getByPayId/${String(child.ready.payId)}`,
         headers: { authorization },
       });
     if (PHASES.has('hosted'))
-      await phase(child, 'POST /api/v1/payments/sessions (HOSTED)', dialect, preloaded, {
+      await phase(child, SCENARIO.hosted, dialect, preloaded, {
         method: 'POST',
         path: '/api/v1/payments/sessions',
         headers: { authorization },
@@ -424,6 +425,12 @@ console.log(
   `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
 );
 for (const r of rows) if (r.note) console.log(`note: ${r.note}`);
+const targets = checkTargets(rows);
+console.log('\nissue 12 targets in this run:');
+for (const t of targets) {
+  const verdict = t.met === undefined ? 'not measured' : t.met ? 'met' : 'NOT met';
+  console.log(`  ${verdict.padEnd(12)} ${t.target}${t.figures ? `: ${t.figures}` : ''}`);
+}
 
 writeFileSync(
   join(HERE, 'results.json'),
@@ -440,6 +447,7 @@ writeFileSync(
       preload: PRELOAD,
       preloadSeconds,
       rows,
+      targets,
     },
     null,
     2,

@@ -1,0 +1,98 @@
+/**
+ * Issue 12's targets, checked against one run's rows of `npm run bench` (bench/run.ts), so that a run says itself
+ * which targets it met instead of a reader working the ratios out of the table.
+ */
+
+/** Scenario names of bench/run.ts's Kassa phases. */
+export const SCENARIO = {
+  direct: 'POST /api/v1/payments (DIRECT)',
+  lookup: 'GET /api/v1/payments/getByPayId',
+  hosted: 'POST /api/v1/payments/sessions (HOSTED)',
+} as const;
+
+/** What of a row the targets read (bench/run.ts's Row). */
+export interface MeasuredRow {
+  scenario: string;
+  dialect: string;
+  preloaded: number;
+  requestsPerSecond: number;
+  p99Ms: number;
+  peakRssMb: number;
+  ratioToBaseline?: number;
+}
+
+export interface TargetCheck {
+  target: string;
+  /** The figures the verdict rests on, in the order of the rows (empty database first). */
+  figures: string;
+  /** undefined: no row of this run measures it (phase or database skipped, no preload). */
+  met: boolean | undefined;
+}
+
+/** Throughput after the preload may fall at most this much below the empty database's (issue 12, item 4). */
+const PRELOAD_TOLERANCE = 0.1;
+
+function check(target: string, rows: MeasuredRow[], show: (r: MeasuredRow) => string, ok: (r: MeasuredRow) => boolean) {
+  return {
+    target,
+    figures: rows.map(show).join(' / '),
+    met: rows.length === 0 ? undefined : rows.every(ok),
+  } satisfies TargetCheck;
+}
+
+/** Issue 12's targets ("Targets" and "Must exist" item 4) against `rows`. */
+export function checkTargets(rows: readonly MeasuredRow[]): TargetCheck[] {
+  const of = (scenario: string, dialect: string) =>
+    rows.filter((r) => r.scenario === scenario && r.dialect === dialect && r.requestsPerSecond > 0);
+  const ratio = (r: MeasuredRow) => (r.ratioToBaseline ?? 0).toFixed(3);
+  const p99 = (r: MeasuredRow) => `${r.p99Ms} ms`;
+  const checks: TargetCheck[] = [
+    check(
+      'SQLite DIRECT ≥ 0.06 × baseline',
+      of(SCENARIO.direct, 'sqlite'),
+      ratio,
+      (r) => (r.ratioToBaseline ?? 0) >= 0.06,
+    ),
+    check('SQLite DIRECT p99 < 25 ms', of(SCENARIO.direct, 'sqlite'), p99, (r) => r.p99Ms < 25),
+    check(
+      'SQLite peak RSS < 250 MB',
+      rows.filter((r) => r.dialect === 'sqlite' && r.peakRssMb > 0 && !r.scenario.startsWith('notification')),
+      (r) => `${r.peakRssMb} MB`,
+      (r) => r.peakRssMb < 250,
+    ),
+    check(
+      'PostgreSQL DIRECT ≥ 0.03 × baseline',
+      of(SCENARIO.direct, 'postgres'),
+      ratio,
+      (r) => (r.ratioToBaseline ?? 0) >= 0.03,
+    ),
+    check('PostgreSQL DIRECT p99 < 50 ms', of(SCENARIO.direct, 'postgres'), p99, (r) => r.p99Ms < 50),
+  ];
+  for (const dialect of ['sqlite', 'postgres']) {
+    checks.push(
+      check(
+        `getByPayId ≥ 0.25 × baseline (${dialect})`,
+        of(SCENARIO.lookup, dialect),
+        ratio,
+        (r) => (r.ratioToBaseline ?? 0) >= 0.25,
+      ),
+    );
+  }
+  for (const dialect of ['sqlite', 'postgres']) {
+    for (const scenario of [SCENARIO.direct, SCENARIO.lookup]) {
+      const measured = of(scenario, dialect);
+      const empty = measured.find((r) => r.preloaded === 0);
+      const preloaded = measured.filter((r) => r.preloaded > 0);
+      const change = (r: MeasuredRow) => r.requestsPerSecond / (empty?.requestsPerSecond ?? 1) - 1;
+      checks.push(
+        check(
+          `${scenario} (${dialect}) after the preload within ${PRELOAD_TOLERANCE * 100} % of the empty database`,
+          empty ? preloaded : [],
+          (r) => `${change(r) >= 0 ? '+' : '−'}${Math.abs(Math.round(change(r) * 100))} % (${r.preloaded} payments)`,
+          (r) => change(r) >= -PRELOAD_TOLERANCE,
+        ),
+      );
+    }
+  }
+  return checks;
+}
