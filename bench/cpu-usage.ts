@@ -1,8 +1,9 @@
 /**
  * CPU time spent by the processes under measurement, read from Linux's /proc (issue 12: where a payment's CPU goes).
- * Throughput on this shared 2-core machine drifts by a third within minutes; the CPU a request costs each part of the
- * system drifts less, and it names the bottleneck: a main thread near one core's worth of CPU per wall second is
- * saturated, whatever the load generator reports.
+ * It names the bottleneck: a main thread near one core's worth of CPU per wall second is saturated, whatever the load
+ * generator reports, and one well below its usual ran while the machine took the CPU away. On this shared 2-core
+ * machine the CPU a request costs drifts too (the same build: 897 and 2,875 µs per PostgreSQL DIRECT payment in two
+ * runs, docs/decisions.md), so compare parts within one phase, not figures across runs.
  *
  * Everything is in microseconds of CPU (user + system, at the kernel's clock-tick resolution: 10 ms per tick summed
  * over a whole phase). Off Linux (no /proc) every reading is undefined and the bench prints no CPU columns.

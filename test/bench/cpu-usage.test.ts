@@ -5,6 +5,10 @@ import { postgresCpuUs, processCpu } from '../../bench/cpu-usage.js';
 import { DIALECTS } from '../helpers/dialects.js';
 
 const linux = existsSync('/proc/self/task');
+/** The run tests PostgreSQL, and it is on this machine (its processes are in this /proc). */
+const localPostgres =
+  DIALECTS.includes('postgres') &&
+  ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(inject('postgresUrl')).hostname);
 
 /** Keeps this thread on the CPU for `ms` of wall time. */
 function spin(ms: number): void {
@@ -33,10 +37,8 @@ describe.runIf(linux)('bench CPU readings (/proc)', () => {
   });
 
   // A PostgreSQL on this machine (the tests' own): a query's work shows in its processes' CPU.
-  it.runIf(DIALECTS.includes('postgres'))('counts the CPU a local PostgreSQL spends on a query', async () => {
-    const url = new URL(inject('postgresUrl'));
-    if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return;
-    const client = new pg.Client({ connectionString: url.toString() });
+  it.runIf(localPostgres)('counts the CPU a local PostgreSQL spends on a query', async () => {
+    const client = new pg.Client({ connectionString: inject('postgresUrl') });
     await client.connect();
     try {
       const before = postgresCpuUs();
