@@ -108,6 +108,13 @@ describe('issue 12 targets of a bench run', () => {
     );
   });
 
+  it('prints a ratio just under its target as under it', () => {
+    const checks = checkTargets([row({ scenario: SCENARIO.direct, dialect: 'postgres', ratioToBaseline: 0.02953 })]);
+    const direct = checks.find((t) => t.target === 'PostgreSQL DIRECT ≥ 0.03 × baseline');
+    expect(direct?.figures).toBe('0.0295');
+    expect(direct?.met).toBe(false);
+  });
+
   it('a target no row measures is neither met nor missed', () => {
     const sqliteEmptyOnly = RUN.filter((r) => r.dialect === 'sqlite' && r.preloaded === 0);
     const v = verdicts(sqliteEmptyOnly);
