@@ -1,7 +1,8 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { attemptRowKey } from './attempt-counters.kysely.js';
 import type { Database } from './database.js';
+import { inFlightBatches } from './in-flight-batches.js';
 import { shaped } from './query-shapes.js';
 
 /** The loader's key of a read of the epoch alone (a counter row key is never empty). */
@@ -17,7 +18,7 @@ export const AUTH_READ_MAX_KEYS = 32;
  * Reads are shared, never stale (issue 12): a read answers only the callers that asked before its statement was sent.
  * Callers that ask while a read is on its way to the database wait for the next one, which is sent when that read has
  * answered and then serves all of them, with the attempt counters they asked for, in one statement (DataLoader
- * batches, `cache: false`). So every answer was read by a statement sent after its caller asked: a revocation committed
+ * batches, storage/in-flight-batches.ts). So every answer was read by a statement sent after its caller asked: a revocation committed
  * before a request reached this node is seen by that request, as with a read of its own ("a revoked key fails on the
  * very next request", on every node). On PostgreSQL, 32 concurrent requests then share their credential reads instead
  * of each paying a round trip. On SQLite a read is answered at once on the read connection, with no round trip to
@@ -27,8 +28,6 @@ export const AUTH_READ_MAX_KEYS = 32;
 export class KyselyAuthEpoch {
   private readonly epochQuery: CompiledQuery<{ epoch: number }>;
   private readonly loader: DataLoader<string, { epoch: number; attempts: number }>;
-  /** The statement on its way to the database, while there is one. */
-  private inFlight: Promise<void> | undefined;
 
   /** @param shareReads whether callers share statements (PostgreSQL); false: each call runs its own (SQLite). */
   constructor(
@@ -36,15 +35,7 @@ export class KyselyAuthEpoch {
     private readonly shareReads = true,
   ) {
     this.epochQuery = db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1).compile();
-    this.loader = new DataLoader((keys) => this.send(keys), {
-      cache: false,
-      maxBatchSize: AUTH_READ_MAX_KEYS,
-      // A batch is sent once the statement in flight has answered: it then holds every caller that asked meanwhile.
-      batchScheduleFn: (dispatch) => {
-        if (this.inFlight === undefined) process.nextTick(dispatch);
-        else void this.inFlight.then(dispatch, dispatch);
-      },
-    });
+    this.loader = inFlightBatches((keys) => this.send(keys), AUTH_READ_MAX_KEYS);
   }
 
   /** The current epoch, read after this call. @throws the database's error. */
@@ -72,19 +63,9 @@ export class KyselyAuthEpoch {
   }
 
   /** One statement for a batch: the epoch and the counters of `keys` (row keys; EPOCH_ONLY asks for none). */
-  private send(keys: readonly string[]): Promise<{ epoch: number; attempts: number }[]> {
-    const read = this.statement([...new Set(keys.filter((k) => k !== EPOCH_ONLY))]);
-    // Settles (never rejects: the callers get the error) once the read has answered, then lets the next batch go.
-    const settled: Promise<void> = read.then(
-      () => this.landed(settled),
-      () => this.landed(settled),
-    );
-    this.inFlight = settled;
-    return read.then(({ epoch, counts }) => keys.map((k) => ({ epoch, attempts: counts.get(k) ?? 0 })));
-  }
-
-  private landed(read: Promise<void>): void {
-    if (this.inFlight === read) this.inFlight = undefined;
+  private async send(keys: readonly string[]): Promise<{ epoch: number; attempts: number }[]> {
+    const { epoch, counts } = await this.statement([...new Set(keys.filter((k) => k !== EPOCH_ONLY))]);
+    return keys.map((k) => ({ epoch, attempts: counts.get(k) ?? 0 }));
   }
 
   private async statement(counterKeys: string[]): Promise<{ epoch: number; counts: Map<string, number> }> {

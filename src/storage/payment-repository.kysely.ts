@@ -1,3 +1,4 @@
+import type DataLoader from 'dataloader';
 import { type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, SqliteAdapter, sql } from 'kysely';
 import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
@@ -18,6 +19,7 @@ import type { PaymentRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, PaymentOperationTable, PaymentTable } from './database.js';
 import { deferrable } from './deferrable.js';
+import { inFlightBatches } from './in-flight-batches.js';
 import { definedEntries, shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
 
@@ -149,31 +151,60 @@ function mutableColumns(p: Payment) {
   };
 }
 
-export class KyselyPaymentRepository implements PaymentRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+/** The payment table's row of a new payment (every column given: NULL for what the payment lacks). */
+function paymentRow(p: Payment): Insertable<PaymentTable> {
+  return {
+    pay_id: p.payId,
+    merchant_id: p.merchantId,
+    trans_id: p.transId,
+    ref_nr: p.refNr ?? null,
+    currency: p.currency,
+    value: p.value,
+    capture_method: p.captureMethod,
+    integration_type: p.integrationType,
+    channel: p.channel,
+    language: p.language ?? null,
+    order_data: toJson(p.order),
+    customer_info: toJson(p.customerInfo),
+    urls: toJson(p.urls),
+    metadata: toJson(p.metadata),
+    informational: toJson(p.informational),
+    session_id: p.sessionId ?? null,
+    created_at: toDbTime(p.creationDate),
+    ...mutableColumns(p),
+  };
+}
 
+/** New payments without operations (the intents of DIRECT and hosted payments) inserted by one statement at most. */
+export const INTENT_BATCH_MAX = 16;
+
+/** A data exception or integrity constraint violation (SQLSTATE class 22 or 23): the statement failed, nothing else. */
+const isStatementError = (error: unknown): boolean => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));
+
+export class KyselyPaymentRepository implements PaymentRepository {
+  /**
+   * PostgreSQL, outside a transaction: the intents of concurrent requests go to the database together, as one
+   * multi-row INSERT (storage/in-flight-batches.ts; issue 12: a round trip costs the event loop more than the insert
+   * costs the server). Each is still committed before its caller goes on: an autocommit statement is durable when it
+   * answers. SQLite's writer already commits concurrent units together (sqlite-group-commit.ts).
+   */
+  private readonly intents: DataLoader<Payment, 'OK' | 'TRANS_ID_IN_USE'> | undefined;
+
+  constructor(private readonly db: Kysely<Database>) {
+    if (!db.isTransaction && !(db.getExecutor().adapter instanceof SqliteAdapter)) {
+      this.intents = inFlightBatches((payments) => this.insertIntents(payments), INTENT_BATCH_MAX);
+    }
+  }
+
+  /** @returns TRANS_ID_IN_USE when a payment of the merchant that has not failed holds `transId` (nothing stored). */
   async insert(p: Payment): Promise<'OK' | 'TRANS_ID_IN_USE'> {
+    if (this.intents !== undefined && p.operations.length === 0) return this.intents.load(p);
+    return this.insertOne(p);
+  }
+
+  private async insertOne(p: Payment): Promise<'OK' | 'TRANS_ID_IN_USE'> {
     try {
-      const row: Insertable<PaymentTable> = {
-        pay_id: p.payId,
-        merchant_id: p.merchantId,
-        trans_id: p.transId,
-        ref_nr: p.refNr ?? null,
-        currency: p.currency,
-        value: p.value,
-        capture_method: p.captureMethod,
-        integration_type: p.integrationType,
-        channel: p.channel,
-        language: p.language ?? null,
-        order_data: toJson(p.order),
-        customer_info: toJson(p.customerInfo),
-        urls: toJson(p.urls),
-        metadata: toJson(p.metadata),
-        informational: toJson(p.informational),
-        session_id: p.sessionId ?? null,
-        created_at: toDbTime(p.creationDate),
-        ...mutableColumns(p),
-      };
+      const row = paymentRow(p);
       const { key, values } = definedEntries(row);
       await this.db.executeQuery(
         shaped(this.db, `payment.insert ${key}`, values, () => this.db.insertInto('payment').values(row)),
@@ -184,6 +215,41 @@ export class KyselyPaymentRepository implements PaymentRepository {
     }
     await this.insertOperations(p.payId, p.operations);
     return 'OK';
+  }
+
+  /**
+   * One INSERT of `payments` (all without operations) that skips a row another payment's unique key holds
+   * (`on conflict do nothing`, also against a row of the same statement) and returns the payIds it stored: those it
+   * did not are TRANS_ID_IN_USE, as a unique violation of insertOne. When the statement fails (a row broke a
+   * constraint, nothing of it is stored) each payment is inserted on its own and gets its own answer or error; any
+   * other failure (the connection lost: stored or not is unknown) reaches every caller, as it would one insert's.
+   */
+  private async insertIntents(payments: readonly Payment[]): Promise<('OK' | 'TRANS_ID_IN_USE' | Error)[]> {
+    const each = () => Promise.all(payments.map((p) => this.insertOne(p).catch((error: Error) => error)));
+    const rows = payments.map(paymentRow);
+    const entries = rows.map(definedEntries);
+    const key = entries[0]?.key;
+    if (payments.length === 1 || entries.some((e) => e.key !== key)) return each();
+    const query = shaped(
+      this.db,
+      `payment.insertIntents ${payments.length} ${key}`,
+      entries.flatMap((e) => e.values),
+      () =>
+        this.db
+          .insertInto('payment')
+          .values(rows)
+          .onConflict((oc) => oc.doNothing())
+          .returning('pay_id'),
+    );
+    let stored: Set<string>;
+    try {
+      const { rows: inserted } = (await this.db.executeQuery(query)) as { rows: { pay_id: string }[] };
+      stored = new Set(inserted.map((r) => r.pay_id));
+    } catch (error) {
+      if (isStatementError(error)) return each();
+      throw error;
+    }
+    return payments.map((p) => (stored.has(p.payId) ? 'OK' : 'TRANS_ID_IN_USE'));
   }
 
   async update(p: Payment): Promise<void> {
