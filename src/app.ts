@@ -436,7 +436,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   );
   metrics = new KassaMetrics(services.notifications);
   const tokens = new AccessTokens(secrets.tokenSecret, config.tokenTtlSeconds, () => clock.now());
-  const authEpoch = new KyselyAuthEpoch(db.kysely, config.database.dialect === 'postgres');
+  const authEpoch = new KyselyAuthEpoch(db.kysely);
   // Counted in the database: the failure count and the credentials epoch are one read per Basic request (issue 12),
   // and none while the listener knows the epoch and of no failure of that client id and address.
   const authFailures = new AuthFailureLimit(

@@ -64,7 +64,7 @@ describe.each(DIALECTS)('KyselyAuthEpoch: shared reads, never stale (%s)', (dial
     await counters.hit(k1, WINDOW_MS, NOW);
     for (let i = 0; i < 3; i++) await counters.hit(k2, WINDOW_MS, NOW);
     const w = watched(database.db.kysely);
-    const epoch = new KyselyAuthEpoch(w.db);
+    const epoch = new KyselyAuthEpoch(w.db, true);
     const answers = await Promise.all([
       epoch.readWithAttempts(k1, WINDOW_MS, NOW),
       epoch.readWithAttempts(k2, WINDOW_MS, NOW),
@@ -85,7 +85,7 @@ describe.each(DIALECTS)('KyselyAuthEpoch: shared reads, never stale (%s)', (dial
 
   it('does not answer a caller with a read that was on its way before it asked: a change committed meanwhile is seen', async () => {
     const w = watched(database.db.kysely);
-    const epoch = new KyselyAuthEpoch(w.db);
+    const epoch = new KyselyAuthEpoch(w.db, true);
     const before = await currentEpoch();
     const ran = w.hold();
     const first = epoch.read();
@@ -112,7 +112,7 @@ describe.each(DIALECTS)('KyselyAuthEpoch: shared reads, never stale (%s)', (dial
         return args.result;
       },
     };
-    const epoch = new KyselyAuthEpoch(database.db.kysely.withPlugin(failing));
+    const epoch = new KyselyAuthEpoch(database.db.kysely.withPlugin(failing), true);
     const together = [epoch.read(), epoch.readWithAttempts(randomUUID(), WINDOW_MS, NOW)];
     await expect(together[0]).rejects.toThrow('connection reset');
     await expect(together[1]).rejects.toThrow('connection reset');
@@ -123,7 +123,7 @@ describe.each(DIALECTS)('KyselyAuthEpoch: shared reads, never stale (%s)', (dial
     const keys = Array.from({ length: 40 }, () => randomUUID());
     await counters.hit(keys[39] ?? '', WINDOW_MS, NOW);
     const w = watched(database.db.kysely);
-    const epoch = new KyselyAuthEpoch(w.db);
+    const epoch = new KyselyAuthEpoch(w.db, true);
     const answers = await Promise.all(keys.map((k) => epoch.readWithAttempts(k, WINDOW_MS, NOW)));
     expect(answers.map((a) => a.attempts)).toEqual([...Array(39).fill(0), 1]);
     expect(w.state.statements).toBe(2);
