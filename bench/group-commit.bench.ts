@@ -5,7 +5,7 @@
  * `app.inject`, BENCH_CONCURRENCY (32) at a time, three rounds after a warm-up. No HTTP client shares the two cores, so
  * the figures move less than `npm run bench`'s; TLS and HTTP parsing are left out. Per round it prints payments/s, the
  * event loop's utilization and active µs per payment (idle time under full load = requests waiting on the writer), the
- * units per COMMIT, and what the process wrote and read (`/proc/self/io`: `wchar` per COMMIT, block-layer bytes written
+ * units per COMMIT and the COMMITs' p50 and p99 durations (ms: the writer's WAL write and fsync), and what the process wrote and read (`/proc/self/io`: `wchar` per COMMIT, block-layer bytes written
  * and read per payment; reads show index pages the OS page cache no longer held).
  * BENCH_DATA_DIR reuses a data directory (one filled by bench/preload.ts, say); by default a temporary one, removed after.
  * Asserts nothing. Linux only (`/proc/self/io`). The heap grows through a run: `app.inject` keeps ~10 KB per request on
@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import type { GroupCommitStats } from '../src/storage/sqlite-group-commit.js';
+import { takeCommitFigures } from './child-protocol.js';
 import { benchMerchantAuthorization, directPaymentBody } from './workload.js';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 5_000);
@@ -64,6 +65,7 @@ async function round(payments: number): Promise<Record<string, number>> {
   const io0 = io();
   const commits0 = stats.commits;
   const units0 = stats.units;
+  takeCommitFigures(stats.commitDurations); // the round's COMMITs only
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   await Promise.all(
@@ -79,12 +81,15 @@ async function round(payments: number): Promise<Record<string, number>> {
   const elu = performance.eventLoopUtilization(elu0);
   const io1 = io();
   const commits = stats.commits - commits0;
+  const durations = takeCommitFigures(stats.commitDurations);
   const round1 = (x: number) => Math.round(x * 10) / 10;
   return {
     paymentsPerSecond: Math.round((payments / ms) * 1000),
     eventLoopUtilization: Math.round(elu.utilization * 100) / 100,
     activeMicrosecondsPerPayment: Math.round((elu.active * 1000) / payments),
     unitsPerCommit: round1((stats.units - units0) / commits),
+    commitP50Ms: durations?.p50Ms ?? 0,
+    commitP99Ms: durations?.p99Ms ?? 0,
     writeCallKbPerCommit: Math.round((io1.wchar - io0.wchar) / commits / 1024),
     storageKbPerPayment: round1((io1.write_bytes - io0.write_bytes) / payments / 1024),
     storageReadKbPerPayment: round1((io1.read_bytes - io0.read_bytes) / payments / 1024),

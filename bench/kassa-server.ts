@@ -3,13 +3,14 @@
  *
  * env: KASSA_DATA_DIR (with the run's certificate files), DATABASE_URL, KASSA_TLS_CERT/KEY. On start it creates the
  * merchant `bench` (or issues it a new API key when a previous server of this run created it) and one payment, and
- * sends `{ ready: { url, authorization, payId } }` over IPC (see child-protocol.ts).
+ * sends `{ ready: { url, authorization, payId } }` over IPC (see child-protocol.ts); on SQLite its `stats` answers
+ * carry the group commit's COMMIT durations since the previous answer.
  */
 import { Agent, fetch } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { limitHeapGrowth } from '../src/server/heap.js';
-import { serveBenchChild } from './child-protocol.js';
+import { serveBenchChild, takeCommitFigures } from './child-protocol.js';
 import { benchMerchantAuthorization, directPaymentBody } from './workload.js';
 
 // Load shedding off: the benchmark measures what the server completes; a shared machine would otherwise get 503s.
@@ -39,4 +40,9 @@ const response = await fetch(`${url}/api/v1/payments`, {
 if (response.status !== 201) throw new Error(`first payment: HTTP ${response.status} ${await response.text()}`);
 const { payId } = (await response.json()) as { payId: string };
 
-serveBenchChild({ url, authorization, payId, dialect: config.database.dialect }, () => kassa.close());
+const groupCommit = kassa.db.groupCommit;
+serveBenchChild(
+  { url, authorization, payId, dialect: config.database.dialect },
+  () => kassa.close(),
+  () => (groupCommit ? takeCommitFigures(groupCommit.commitDurations) : undefined),
+);

@@ -17,7 +17,8 @@
  * to the mean of the baselines measured just before and just after its server's phases.
  * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline; on Linux also the CPU each answer cost the server's
  * main thread, all its threads and, on PostgreSQL, the database server, and how busy the main thread was:
- * bench/cpu-usage.ts) and writes bench/results.json. Asserts nothing.
+ * bench/cpu-usage.ts; on SQLite the p50 and p99 of the group commit's COMMITs, the WAL write and fsync every request
+ * of a batch waits for) and writes bench/results.json. Asserts nothing.
  *
  * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
  * (postgres://postgres@127.0.0.1:5432/postgres: where the run creates its database; unreachable → PostgreSQL rows
@@ -34,7 +35,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
-import type { ChildMessage } from './child-protocol.js';
+import type { ChildMessage, CommitFigures } from './child-protocol.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
@@ -83,6 +84,11 @@ interface Row {
   mainBusy?: number;
   /** CPU of the local PostgreSQL server's processes per 2xx answer, µs (PostgreSQL rows only). */
   databaseCpuUs?: number;
+  /**
+   * SQLite rows: the group commit's COMMITs during the phase (the writer thread's WAL write and fsync; every request
+   * of a batch waits for it): how many, and their p50 and p99 durations, ms.
+   */
+  commits?: CommitFigures;
   note?: string;
 }
 
@@ -109,7 +115,8 @@ const keyFile = join(certConfig.dataDir, 'tls-key.pem');
 interface Child {
   process: ChildProcess;
   ready: Record<string, unknown>;
-  stats(): Promise<{ maxRssKb: number; memory?: NodeJS.MemoryUsage }>;
+  /** Peak RSS so far, memory now and, on SQLite, the COMMITs since the previous call. */
+  stats(): Promise<{ maxRssKb: number; memory?: NodeJS.MemoryUsage; commits?: CommitFigures }>;
   stop(): Promise<void>;
 }
 
@@ -139,7 +146,7 @@ async function start(script: string, name: string, argv: string[] = [], env: Rec
     stats: async () => {
       const s = next('stats');
       child.send({ cmd: 'stats' });
-      return (await s) as { maxRssKb: number; memory?: NodeJS.MemoryUsage };
+      return (await s) as { maxRssKb: number; memory?: NodeJS.MemoryUsage; commits?: CommitFigures };
     },
     stop: async () => {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -170,13 +177,14 @@ async function load(url: string, l: Load, seconds: number): Promise<autocannon.R
 async function phase(child: Child, scenario: string, dialect: string, preloaded: number, l: Load): Promise<Row> {
   const url = String(child.ready.url);
   if (WARMUP_SECONDS > 0) await load(url, l, WARMUP_SECONDS);
+  await child.stats(); // so that the COMMIT figures of the next answer cover the measured phase only
   const pid = child.process.pid ?? 0;
   const cpuBefore = processCpu(pid);
   const dbBefore = dialect === 'postgres' ? postgresCpuUs() : undefined;
   const r = await load(url, l, SECONDS);
   const cpuAfter = processCpu(pid);
   const dbAfter = dialect === 'postgres' ? postgresCpuUs() : undefined;
-  const { maxRssKb, memory } = await child.stats();
+  const { maxRssKb, memory, commits } = await child.stats();
   const answered = Math.max(1, r['2xx']);
   const perAnswer = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : Math.round((after - before) / answered);
@@ -193,6 +201,7 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
     mainCpuUs: perAnswer(cpuBefore?.mainUs, cpuAfter?.mainUs),
     processCpuUs: perAnswer(cpuBefore?.allUs, cpuAfter?.allUs),
     databaseCpuUs: perAnswer(dbBefore, dbAfter),
+    ...(commits && { commits }),
   };
   if (cpuBefore && cpuAfter) {
     row.mainBusy = Math.round(((cpuAfter.mainUs - cpuBefore.mainUs) / ((r.duration || SECONDS) * 1e6)) * 100) / 100;
@@ -401,6 +410,7 @@ const header = [
   'main busy',
   'process µs/req',
   'db µs/req',
+  'COMMIT p50/p99 ms',
 ];
 const optional = (n: number | undefined) => (n === undefined ? '' : String(n));
 const table = rows.map((r) => [
@@ -417,6 +427,7 @@ const table = rows.map((r) => [
   optional(r.mainBusy),
   optional(r.processCpuUs),
   optional(r.databaseCpuUs),
+  r.commits ? `${r.commits.p50Ms} / ${r.commits.p99Ms}` : '',
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;

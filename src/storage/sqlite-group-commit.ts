@@ -1,3 +1,4 @@
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -42,6 +43,12 @@ export const EAGER_BATCH_UNITS = 8;
 export interface GroupCommitStats {
   /** COMMITs (fsyncs) done. */
   commits: number;
+  /**
+   * How long each COMMIT statement took in the writer thread, nanoseconds (one value per commit): writing the batch's
+   * WAL frames and fsyncing them. Every request of a batch waits for it, so its tail is a floor under the requests'
+   * latency tail. Callers may `reset()` it to measure a window.
+   */
+  commitDurations: RecordableHistogram;
   /** Units of work (transactions and single writes) those commits carried. */
   units: number;
   /** Synchronous round trips to the writer (a transaction that needed an answer mid-way). */
@@ -142,7 +149,7 @@ export class SqliteGroupCommitDriver implements Driver {
   /** The transaction between its BEGIN and its end (it holds the lock). */
   private open: Unit | undefined;
   private scheduled = false;
-  readonly stats: GroupCommitStats = { commits: 0, units: 0, syncCalls: 0 };
+  readonly stats: GroupCommitStats = { commits: 0, commitDurations: createHistogram(), units: 0, syncCalls: 0 };
 
   constructor(private readonly file: string) {}
 
@@ -373,7 +380,7 @@ export class SqliteGroupCommitDriver implements Driver {
     this.forming = undefined;
     const units = batch.queued;
     try {
-      const outcomes = await this.writer.commit(
+      const { outcomes, commitMs } = await this.writer.commit(
         !batch.begun,
         units.map((u) => u.toMessage()),
       );
@@ -381,6 +388,7 @@ export class SqliteGroupCommitDriver implements Driver {
         u.outcome = outcomes[i];
       });
       this.stats.commits++;
+      this.stats.commitDurations.record(Math.max(1, Math.round(commitMs * 1e6)));
       batch.resolve();
     } catch (error) {
       const cause = error instanceof BatchFailed ? error.cause : (error as Error);

@@ -48,7 +48,7 @@ type SyncReply =
   | { id: number; ok: true; outcomes: WireOutcome[]; result: StatementResult }
   | { id: number; ok: false; outcomes: WireOutcome[]; error: SerializedError; lost: boolean };
 type AsyncReply =
-  | { id: number; ok: true; outcomes?: WireOutcome[] }
+  | { id: number; ok: true; outcomes?: WireOutcome[]; commitMs?: number }
   | { id: number; ok: false; error: SerializedError; lost?: boolean };
 
 /** How long the event loop may wait for one statement before it gives the writer up for dead, ms. */
@@ -160,16 +160,19 @@ parentPort.on('message', (m) => {
   try {
     if (m.op === 'commit') {
       let outcomes;
+      let commitMs;
       try {
         outcomes = runUnits(m);
+        const started = performance.now();
         prepare('commit').run();
+        commitMs = performance.now() - started;
       } catch (e) {
         const cause = e instanceof Lost ? e.cause : e;
         if (db.inTransaction) db.prepare('rollback').run();
         parentPort.postMessage({ id: m.id, ok: false, error: serialize(cause), lost: true });
         return;
       }
-      parentPort.postMessage({ id: m.id, ok: true, outcomes });
+      parentPort.postMessage({ id: m.id, ok: true, outcomes, commitMs });
       return;
     }
     if (m.op === 'begin') prepare('begin immediate').run();
@@ -252,13 +255,14 @@ export class SqliteWriterThread {
 
   /**
    * Runs `units` (after BEGIN IMMEDIATE when `begin`) and COMMITs: resolves once the transaction is on disk
-   * (synchronous=FULL fsyncs the WAL), with each unit's outcome.
+   * (synchronous=FULL fsyncs the WAL), with each unit's outcome and how long the COMMIT statement took in the writer
+   * thread (`commitMs`, milliseconds: writing the batch's WAL frames and fsyncing them; not the statements before it).
    * @throws BatchFailed when the batch did not commit (it was rolled back whole).
    */
-  async commit(begin: boolean, units: UnitMessage[]): Promise<UnitOutcome[]> {
+  async commit(begin: boolean, units: UnitMessage[]): Promise<{ outcomes: UnitOutcome[]; commitMs: number }> {
     const reply = await this.send({ op: 'commit', begin, units });
     if (!reply.ok) throw new BatchFailed(deserialize(reply.error));
-    return (reply.outcomes ?? []).map(toOutcome);
+    return { outcomes: (reply.outcomes ?? []).map(toOutcome), commitMs: reply.commitMs ?? 0 };
   }
 
   /**

@@ -62,6 +62,27 @@ describe('SQLite group commit', () => {
     other.close();
   });
 
+  it('times every COMMIT in the writer thread: one duration per commit, in nanoseconds of the time it took', async () => {
+    const durations = dialect.driver.stats.commitDurations;
+    const before = { commits: dialect.driver.stats.commits, recorded: durations.count };
+    const started = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db
+          .insertInto('item')
+          .values({ id: i, label: `t${i}` })
+          .execute(),
+      ),
+    );
+    const wallNs = Number(process.hrtime.bigint() - started);
+    const commits = dialect.driver.stats.commits - before.commits;
+    expect(commits).toBeGreaterThan(0);
+    expect(durations.count - before.recorded).toBe(commits);
+    // Each COMMIT happened within the writes' wall time, so together they cannot have taken longer.
+    expect(durations.min).toBeGreaterThan(0);
+    expect(durations.mean * durations.count).toBeLessThanOrEqual(wallNs);
+  });
+
   it('a failing transaction rolls back alone; the others of its batch commit', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
