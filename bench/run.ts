@@ -17,8 +17,9 @@
  * to the mean of the baselines measured just before and just after its server's phases.
  * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline; on Linux also the CPU each answer cost the server's
  * main thread, all its threads and, on PostgreSQL, the database server, and how busy the main thread was:
- * bench/cpu-usage.ts; on SQLite the p50 and p99 of the group commit's COMMITs, the WAL write and fsync every request
- * of a batch waits for) and writes bench/results.json. Asserts nothing.
+ * bench/cpu-usage.ts; on SQLite the number of the group commit's COMMITs in the phase and their p50 and p99, the WAL
+ * write and fsync every request of a batch waits for; a lookup phase has a few, the periodic sweeps' transactions)
+ * and writes bench/results.json. Asserts nothing.
  *
  * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
  * (postgres://postgres@127.0.0.1:5432/postgres: where the run creates its database; unreachable → PostgreSQL rows
@@ -410,7 +411,7 @@ const header = [
   'main busy',
   'process µs/req',
   'db µs/req',
-  'COMMIT p50/p99 ms',
+  'COMMITs: p50/p99 ms',
 ];
 const optional = (n: number | undefined) => (n === undefined ? '' : String(n));
 const table = rows.map((r) => [
@@ -427,7 +428,7 @@ const table = rows.map((r) => [
   optional(r.mainBusy),
   optional(r.processCpuUs),
   optional(r.databaseCpuUs),
-  r.commits ? `${r.commits.p50Ms} / ${r.commits.p99Ms}` : '',
+  r.commits ? `${r.commits.commits}: ${r.commits.p50Ms} / ${r.commits.p99Ms}` : '',
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
