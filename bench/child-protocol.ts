@@ -9,9 +9,20 @@ import type { RecordableHistogram } from 'node:perf_hooks';
  * profiling).
  */
 export type ParentMessage = { cmd: 'stats' } | { cmd: 'stop' };
-export type ChildMessage =
-  | { ready: Record<string, unknown> }
-  | { stats: { maxRssKb: number; memory: NodeJS.MemoryUsage; commits?: CommitFigures } };
+/** What a child sends, by message. */
+export interface ChildAnswers {
+  ready: Record<string, unknown>;
+  stats: ChildStats;
+}
+/** One message of a child: `{ ready }` or `{ stats }`. */
+export type ChildMessage = { [K in keyof ChildAnswers]: Pick<ChildAnswers, K> }[keyof ChildAnswers];
+
+/** A child's answer to `{ cmd: 'stats' }`. */
+export interface ChildStats {
+  maxRssKb: number;
+  memory: NodeJS.MemoryUsage;
+  commits?: CommitFigures;
+}
 
 /** The COMMITs of the SQLite group commit in a window (GroupCommitStats.commitDurations), durations in ms. */
 export interface CommitFigures {

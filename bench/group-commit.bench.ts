@@ -5,8 +5,9 @@
  * `app.inject`, BENCH_CONCURRENCY (32) at a time, three rounds after a warm-up. No HTTP client shares the two cores, so
  * the figures move less than `npm run bench`'s; TLS and HTTP parsing are left out. Per round it prints payments/s, the
  * event loop's utilization and active µs per payment (idle time under full load = requests waiting on the writer), the
- * units per COMMIT and the COMMITs' p50 and p99 durations (ms: the writer's WAL write and fsync), and what the process wrote and read (`/proc/self/io`: `wchar` per COMMIT, block-layer bytes written
- * and read per payment; reads show index pages the OS page cache no longer held).
+ * units per COMMIT and the COMMITs' p50 and p99 durations (ms: the writer's WAL write and fsync), and what the process
+ * wrote and read (`/proc/self/io`: `wchar` per COMMIT, block-layer bytes written and read per payment; reads show
+ * index pages the OS page cache no longer held).
  * BENCH_DATA_DIR reuses a data directory (one filled by bench/preload.ts, say); by default a temporary one, removed after.
  * Asserts nothing. Linux only (`/proc/self/io`). The heap grows through a run: `app.inject` keeps ~10 KB per request on
  * Node 20 (so does a bare Fastify app, 9.5 KB; not over real HTTP), so later rounds pay somewhat more for GC.

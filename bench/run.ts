@@ -36,7 +36,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
-import type { ChildMessage, CommitFigures } from './child-protocol.js';
+import type { ChildAnswers, ChildMessage, ChildStats, CommitFigures } from './child-protocol.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
@@ -117,7 +117,7 @@ interface Child {
   process: ChildProcess;
   ready: Record<string, unknown>;
   /** Peak RSS so far, memory now and, on SQLite, the COMMITs since the previous call. */
-  stats(): Promise<{ maxRssKb: number; memory?: NodeJS.MemoryUsage; commits?: CommitFigures }>;
+  stats(): Promise<ChildStats>;
   stop(): Promise<void>;
 }
 
@@ -127,13 +127,13 @@ async function start(script: string, name: string, argv: string[] = [], env: Rec
   if (args.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`); // one file per thread
   const compiled = join(CHILDREN, script.replace(/\.ts$/, '.js'));
   const child = fork(compiled, argv, { execArgv, env: { ...process.env, ...env }, stdio: 'inherit' });
-  const next = <K extends string>(key: K) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
+  const next = <K extends keyof ChildAnswers>(key: K) =>
+    new Promise<ChildAnswers[K]>((resolve, reject) => {
       const onMessage = (m: ChildMessage) => {
         if (key in m) {
           child.off('message', onMessage);
           child.off('exit', onExit);
-          resolve((m as Record<string, Record<string, unknown>>)[key] ?? {});
+          resolve((m as Record<K, ChildAnswers[K]>)[key]);
         }
       };
       const onExit = (code: number | null) => reject(new Error(`${name} exited (${code}) before ${key}`));
@@ -147,7 +147,7 @@ async function start(script: string, name: string, argv: string[] = [], env: Rec
     stats: async () => {
       const s = next('stats');
       child.send({ cmd: 'stats' });
-      return (await s) as { maxRssKb: number; memory?: NodeJS.MemoryUsage; commits?: CommitFigures };
+      return await s;
     },
     stop: async () => {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -210,10 +210,8 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
   rows.push(row);
   console.log(
     `  ${scenario} (${dialect}, ${preloaded} preloaded): ${row.requestsPerSecond} req/s, p99 ${row.p99Ms} ms` +
-      (memory
-        ? `; now ${mb(memory.rss)} MB RSS: heap ${mb(memory.heapUsed)}/${mb(memory.heapTotal)}, ` +
-          `external ${mb(memory.external)}, array buffers ${mb(memory.arrayBuffers)}`
-        : ''),
+      `; now ${mb(memory.rss)} MB RSS: heap ${mb(memory.heapUsed)}/${mb(memory.heapTotal)}, ` +
+      `external ${mb(memory.external)}, array buffers ${mb(memory.arrayBuffers)}`,
   );
   return row;
 }
