@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
@@ -480,7 +480,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
 
-  await app.register(helmet, { contentSecurityPolicy: false, global: true });
+  // Helmet's security headers (HSTS, nosniff, frame options, …) on every answer; the docs page sets its own CSP.
+  // Helmet's middleware is built once: @fastify/helmet built it anew for every request (issue 12: ~3 % of a lookup).
+  const securityHeaders = helmet({ contentSecurityPolicy: false });
+  app.addHook('onRequest', (request, reply, done) =>
+    securityHeaders(request.raw, reply.raw, (error) => done(error instanceof Error ? error : undefined)),
+  );
   await app.register(formbody);
   // Rate limits count across every node (issue 14): in Redis when KASSA_REDIS_URL is set, else in PostgreSQL; SQLite
   // (one node) counts in memory. A store that cannot answer lets the request through (skipOnError): a limiter

@@ -116,6 +116,7 @@ describe('edge hardening (issue 9)', () => {
       ['{"transId":"a","transId":"b"}', 'transId'],
       ['{"amount":{"value":100,"currency":"DKK","value":1}}', 'amount.value'],
       ['{"order":{"items":[{"name":"a"},{"name":"b","name":"c"}]}}', 'order.items.1.name'],
+      ['{"transId":"a:b\\":","urls":{"return":"https://x.example:1/"},"transId":"c"}', 'transId'],
     ])('%s gets 400 naming %s', async (body, field) => {
       const res = await t.call('POST', '/api/v1/payments/sessions', {
         auth: m,

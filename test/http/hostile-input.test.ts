@@ -1,6 +1,6 @@
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../src/http/hostile-input.js';
+import { jsonDepth, MAX_JSON_DEPTH, parsedMemberCount, scanJson } from '../../src/http/hostile-input.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
@@ -15,6 +15,26 @@ describe('jsonDepth', () => {
     ['[[],[[]]]', 3],
   ])('%s is %i deep', (text, depth) => {
     expect(jsonDepth(text)).toBe(depth);
+  });
+});
+
+describe('scanJson and parsedMemberCount (the duplicate-member pre-check)', () => {
+  it.each([
+    ['1', 0],
+    ['{}', 0],
+    ['{"a":1,"b":{"c":[{"d":2},{"d":3}]}}', 5],
+    ['{"url":"https://shop.example:8443/return","t":"a:b"}', 2],
+    ['{"a":"say \\":\\" to it","b":"\\\\","c":":"}', 3],
+    ['[{"a":1},{"a":1}]', 2],
+  ])('%s names %i members, as many as it parses to', (text, members) => {
+    expect(scanJson(text).members).toBe(members);
+    expect(parsedMemberCount(JSON.parse(text))).toBe(members);
+  });
+
+  it('a repeated name parses to fewer members than the text names', () => {
+    const text = '{"amount":{"value":100,"currency":"DKK","value":1}}';
+    expect(scanJson(text).members).toBe(4);
+    expect(parsedMemberCount(JSON.parse(text))).toBe(3);
   });
 });
 
