@@ -1,0 +1,150 @@
+/**
+ * `npm run bench:instructions [-- --what direct,lookup] [-- --requests N] [-- --warmup N] [-- --dist DIR]`:
+ * the user-space instructions a Kassa server on SQLite executes per request, counted by valgrind's callgrind. For
+ * changes too small for `npm run bench` to tell apart: on this shared 2-core machine one phase's main-thread CPU per
+ * answer drifts by ±10–30 % between runs, while these counts repeat within a few per cent (one build's lookup: 629–665k
+ * main-thread instructions in five runs; V8 compiles on its own threads, so its tiering is not deterministic; issue 12,
+ * session 12). They count no kernel time (socket writes, fsync) and no waiting, and an instruction is not a unit of
+ * time: read them as "less work" or "more work", and confirm with `npm run bench`.
+ *
+ * For each of `--what` (DIRECT payment creation, GET getByPayId), a fresh server (bench/kassa-server.ts, compiled, on a
+ * new SQLite database) runs under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; this process
+ * sends `--warmup` requests (V8 tiers the hot path up meanwhile), switches instrumentation on with
+ * `callgrind_control -i on`, sends `--requests` more over 8 keep-alive connections, dumps the counters and prints them
+ * per request: the main thread (the event loop), all threads, and each other thread above 1 % (the SQLite writer and
+ * checkpointer threads, V8's GC and compiler helpers).
+ *
+ * `--dist DIR`: a compiled tree to measure instead of compiling this one (e.g. an older commit's `dist-bench/`, built
+ * with `node --import tsx scripts/build.ts --project tsconfig.bench.json --src dist-bench/src` in its checkout): the
+ * way to compare two versions. Needs valgrind (`apt-get install -y valgrind`); ~1 min for 2,000 lookups.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import { readCallgrindDump } from './callgrind.js';
+import type { ChildMessage } from './child-protocol.js';
+import { directPaymentBody } from './workload.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CONNECTIONS = 8;
+const { values: args } = parseArgs({
+  options: {
+    what: { type: 'string', default: 'direct,lookup' },
+    requests: { type: 'string' },
+    warmup: { type: 'string' },
+    dist: { type: 'string' },
+  },
+});
+const WHAT = String(args.what).split(',');
+for (const w of WHAT) if (w !== 'direct' && w !== 'lookup') throw new Error(`--what: direct or lookup, not ${w}`);
+
+let dist = args.dist;
+if (dist === undefined) {
+  console.log('# compiling src/ and bench/ (tsconfig.bench.json → dist-bench/)');
+  execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'scripts', 'build.ts'),
+      '--project',
+      'tsconfig.bench.json',
+      '--src',
+      'dist-bench/src',
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  dist = join(ROOT, 'dist-bench');
+}
+
+/** Sends `count` requests over CONNECTIONS connections; a non-2xx answer throws. */
+async function send(
+  count: number,
+  next: () => { method: 'GET' | 'POST'; path: string; body?: string },
+  ready: { url: string; authorization: string },
+  dispatcher: Agent,
+): Promise<void> {
+  let left = count;
+  const worker = async () => {
+    while (left-- > 0) {
+      const r = next();
+      const answer = await request(`${ready.url}${r.path}`, {
+        method: r.method,
+        body: r.body,
+        headers: { authorization: ready.authorization, 'content-type': 'application/json' },
+        dispatcher,
+      });
+      const text = await answer.body.text();
+      if (answer.statusCode >= 300) throw new Error(`${r.method} ${r.path}: HTTP ${answer.statusCode} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
+async function measure(what: 'direct' | 'lookup'): Promise<void> {
+  const requests = Number(args.requests ?? (what === 'direct' ? 1_000 : 2_000));
+  const warmup = Number(args.warmup ?? (what === 'direct' ? 2_000 : 3_000));
+  const dataDir = mkdtempSync(join(tmpdir(), 'kassa-instructions-'));
+  chmodSync(dataDir, 0o700); // Kassa refuses a data directory others can read
+  const out = join(dataDir, 'callgrind.out');
+  const child = fork(join(String(dist), 'bench', 'kassa-server.js'), [], {
+    execPath: 'valgrind',
+    execArgv: [
+      '--tool=callgrind',
+      '-q',
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+    ],
+    env: { ...process.env, KASSA_DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: CONNECTIONS });
+  try {
+    const ready = await new Promise<{ url: string; authorization: string; payId: string }>((resolve, reject) => {
+      child.on('message', (m: ChildMessage) => {
+        if ('ready' in m) resolve(m.ready as { url: string; authorization: string; payId: string });
+      });
+      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`)));
+    });
+    let n = 0;
+    const next = () =>
+      what === 'direct'
+        ? { method: 'POST' as const, path: '/api/v1/payments', body: directPaymentBody(`instr-${process.pid}-${n++}`) }
+        : { method: 'GET' as const, path: `/api/v1/payments/getByPayId/${ready.payId}` };
+    await send(warmup, next, ready, dispatcher);
+    const pid = String(child.pid);
+    execFileSync('callgrind_control', ['-i', 'on', pid], { stdio: 'ignore' });
+    await send(requests, next, ready, dispatcher);
+    execFileSync('callgrind_control', ['-d', pid], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['-i', 'off', pid], { stdio: 'ignore' });
+    const threads = readCallgrindDump(dataDir, 'callgrind.out');
+    const total = threads.reduce((sum, t) => sum + t.instructions, 0);
+    const k = (i: number) => `${Math.round(i / requests / 100) / 10}k`;
+    const main = threads.find((t) => t.thread === 1)?.instructions ?? 0;
+    const others = threads
+      .filter((t) => t.thread !== 1 && t.instructions > total / 100)
+      .map((t) => `thread ${t.thread} ${k(t.instructions)}`);
+    console.log(
+      `${what === 'direct' ? 'POST /api/v1/payments (DIRECT)' : 'GET getByPayId'}: ${requests} requests, ` +
+        `instructions per request: main thread ${k(main)}, all threads ${k(total)} (${others.join(', ')})`,
+    );
+  } finally {
+    await dispatcher.close();
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      if (child.connected) child.send({ cmd: 'stop' });
+      else child.kill();
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`# user-space instructions per request (callgrind), ${dist}`);
+for (const what of WHAT) await measure(what as 'direct' | 'lookup');
