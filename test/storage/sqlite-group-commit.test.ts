@@ -9,6 +9,7 @@ import { deferrable } from '../../src/storage/deferrable.js';
 import {
   COMMITS_IN_FLIGHT,
   EAGER_BATCH_UNITS,
+  rowObjects,
   SqliteGroupCommitDialect,
 } from '../../src/storage/sqlite-group-commit.js';
 
@@ -146,6 +147,51 @@ describe('SQLite group commit', () => {
     release();
     await unit;
     expect(await db.selectFrom('item').select('id').execute()).toEqual([{ id: 7 }]);
+  });
+
+  it('reads on the read connection answer the rows better-sqlite3 itself builds: names, values, types, order', async () => {
+    await db
+      .insertInto('item')
+      .values([
+        { id: 2, label: 'b' },
+        { id: 1, label: 'a' },
+      ])
+      .execute();
+    const read = db
+      .selectFrom('item')
+      .select([
+        'id',
+        'label',
+        sql<number>`id * 1.5`.as('half'),
+        sql<null>`null`.as('absent'),
+        sql<Buffer>`x'00ff'`.as('bytes'),
+        sql<string>`label`.as('id'),
+      ])
+      .orderBy(sql`item.id`);
+    const compiled = read.compile();
+    const expected = new SQLite(file, { readonly: true }).prepare(compiled.sql).all(compiled.parameters as unknown[]);
+    expect(expected).toEqual([
+      { id: 'a', label: 'a', half: 1.5, absent: null, bytes: Buffer.from([0, 255]) },
+      { id: 'b', label: 'b', half: 3, absent: null, bytes: Buffer.from([0, 255]) },
+    ]);
+    expect(await read.execute()).toEqual(expected);
+    expect(await db.selectFrom('item').selectAll().where('id', '>', 5).execute()).toEqual([]);
+  });
+
+  it('rowObjects keys raw rows by column name, a repeated name keeping the later column', () => {
+    expect(
+      rowObjects(
+        ['a', 'b', 'a'],
+        [
+          [1, 'x', 3],
+          [4, null, 6],
+        ],
+      ),
+    ).toEqual([
+      { a: 3, b: 'x' },
+      { a: 6, b: null },
+    ]);
+    expect(rowObjects(['a'], [])).toEqual([]);
   });
 
   it('keeps synchronous=FULL and WAL on the write connection', async () => {
