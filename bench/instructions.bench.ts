@@ -2,8 +2,8 @@
  * `npm run bench:instructions [-- --what direct,lookup] [-- --requests N] [-- --warmup N] [-- --dist DIR]`:
  * the user-space instructions a Kassa server on SQLite executes per request, counted by valgrind's callgrind. For
  * changes too small for `npm run bench` to tell apart: on this shared 2-core machine one phase's main-thread CPU per
- * answer drifts by ±10–30 % between runs, while these counts repeat within a few per cent (one build's lookup: 629–665k
- * main-thread instructions in five runs; V8 compiles on its own threads, so its tiering is not deterministic; issue 12,
+ * answer drifts by ±10–30 % between runs, while these counts repeat within a few per cent (one build's lookup: 629–672k
+ * main-thread instructions in seven runs; V8 compiles on its own threads, so its tiering is not deterministic; issue 12,
  * session 12). They count no kernel time (socket writes, fsync) and no waiting, and an instruction is not a unit of
  * time: read them as "less work" or "more work", and confirm with `npm run bench`.
  *
