@@ -37,11 +37,6 @@ export async function refuseNulCharacters(request: FastifyRequest, reply: Fastif
 /** Deepest nesting of arrays and objects a JSON body may have; Kassa's deepest request shape is 4 levels. */
 export const MAX_JSON_DEPTH = 32;
 
-/** How deep `text` nests arrays and objects (strings skipped), scanning once; stops counting past `limit`. */
-export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
-  return scanJson(text, limit).depth;
-}
-
 /**
  * One pass over `text` (strings skipped): how deep it nests arrays and objects (stops scanning past `limit`) and how
  * many object members it names: in valid JSON each member has exactly one `:` outside strings (RFC 8259 §4).

@@ -1,11 +1,11 @@
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonDepth, MAX_JSON_DEPTH, parsedMemberCount, scanJson } from '../../src/http/hostile-input.js';
+import { MAX_JSON_DEPTH, parsedMemberCount, scanJson } from '../../src/http/hostile-input.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
-describe('jsonDepth', () => {
+describe('scanJson: depth', () => {
   it.each([
     ['1', 0],
     ['{}', 1],
@@ -14,7 +14,7 @@ describe('jsonDepth', () => {
     ['{"a":"\\"[[["}', 1],
     ['[[],[[]]]', 3],
   ])('%s is %i deep', (text, depth) => {
-    expect(jsonDepth(text)).toBe(depth);
+    expect(scanJson(text).depth).toBe(depth);
   });
 });
 
