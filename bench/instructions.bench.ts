@@ -21,15 +21,14 @@
 import { execFileSync, fork } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { readCallgrindDump } from './callgrind.js';
 import type { ChildMessage } from './child-protocol.js';
+import { compileBenchChildren } from './compile.js';
 import { directPaymentBody } from './workload.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 8;
 const { values: args } = parseArgs({
   options: {
@@ -42,24 +41,7 @@ const { values: args } = parseArgs({
 const WHAT = String(args.what).split(',');
 for (const w of WHAT) if (w !== 'direct' && w !== 'lookup') throw new Error(`--what: direct or lookup, not ${w}`);
 
-let dist = args.dist;
-if (dist === undefined) {
-  console.log('# compiling src/ and bench/ (tsconfig.bench.json → dist-bench/)');
-  execFileSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'scripts', 'build.ts'),
-      '--project',
-      'tsconfig.bench.json',
-      '--src',
-      'dist-bench/src',
-    ],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  dist = join(ROOT, 'dist-bench');
-}
+const dist = args.dist ?? compileBenchChildren();
 
 /** Sends `count` requests over CONNECTIONS connections; a non-2xx answer throws. */
 async function send(
@@ -91,7 +73,7 @@ async function measure(what: 'direct' | 'lookup'): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kassa-instructions-'));
   chmodSync(dataDir, 0o700); // Kassa refuses a data directory others can read
   const out = join(dataDir, 'callgrind.out');
-  const child = fork(join(String(dist), 'bench', 'kassa-server.js'), [], {
+  const child = fork(join(dist, 'bench', 'kassa-server.js'), [], {
     execPath: 'valgrind',
     execArgv: [
       '--tool=callgrind',

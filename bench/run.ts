@@ -25,7 +25,7 @@
  * (postgres://postgres@127.0.0.1:5432/postgres: where the run creates its database; unreachable → PostgreSQL rows
  * are skipped and say so).
  */
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -37,15 +37,13 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
 import type { ChildAnswers, ChildMessage, ChildStats, CommitFigures } from './child-protocol.js';
+import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
 import { directPaymentBody, sessionBody } from './workload.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
-/** Where the compiled bench children are (tsconfig.bench.json). */
-const CHILDREN = join(ROOT, 'dist-bench', 'bench');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -94,12 +92,7 @@ interface Row {
 }
 
 // The servers measured run compiled JavaScript, as `npm start` runs Kassa.
-console.log('# compiling src/ and bench/ (tsconfig.bench.json → dist-bench/)');
-execFileSync(
-  process.execPath,
-  ['--import', 'tsx', join(ROOT, 'scripts', 'build.ts'), '--project', 'tsconfig.bench.json', '--src', 'dist-bench/src'],
-  { cwd: ROOT, stdio: 'inherit' },
-);
+const CHILDREN = join(compileBenchChildren(), 'bench');
 
 const rows: Row[] = [];
 const runDir = mkdtempSync(join(tmpdir(), 'kassa-bench-'));
