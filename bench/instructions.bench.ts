@@ -16,10 +16,11 @@
  *
  * `--dist DIR`: a compiled tree to measure instead of compiling this one (e.g. an older commit's `dist-bench/`, built
  * with `node --import tsx scripts/build.ts --project tsconfig.bench.json --src dist-bench/src` in its checkout): the
- * way to compare two versions. Needs valgrind (`apt-get install -y valgrind`); ~1 min for 2,000 lookups.
+ * way to compare two versions. `--keep DIR`: copies callgrind's output files there (`<what>-callgrind.out…`, one per
+ * thread), for `callgrind_annotate`. Needs valgrind (`apt-get install -y valgrind`); ~1 min for 2,000 lookups.
  */
 import { execFileSync, fork } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     requests: { type: 'string' },
     warmup: { type: 'string' },
     dist: { type: 'string' },
+    keep: { type: 'string' },
   },
 });
 const WHAT = String(args.what).split(',');
@@ -123,6 +125,12 @@ async function measure(what: 'direct' | 'lookup'): Promise<void> {
       if (child.connected) child.send({ cmd: 'stop' });
       else child.kill();
       await exited;
+    }
+    if (args.keep !== undefined) {
+      mkdirSync(args.keep, { recursive: true });
+      for (const f of readdirSync(dataDir)) {
+        if (f.startsWith('callgrind.out')) copyFileSync(join(dataDir, f), join(args.keep, `${what}-${f}`));
+      }
     }
     rmSync(dataDir, { recursive: true, force: true });
   }

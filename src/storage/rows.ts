@@ -1,5 +1,7 @@
+import { isoTime } from '../domain/ports/clock.js';
+
 /** ISO 8601 text of a Date, as stored in every time column. */
-export const toDbTime = (d: Date): string => d.toISOString();
+export const toDbTime = (d: Date): string => isoTime(d);
 /** Parses a time column. */
 export const fromDbTime = (s: string): Date => new Date(s);
 /** JSON column writer: undefined → NULL. */

@@ -7,6 +7,7 @@
  */
 import type { Merchant } from '../merchants/merchant.js';
 import type { AcquirerAuthorizationResult, StoredCredentialIndicator } from '../ports/acquirer.js';
+import { isoTime } from '../ports/clock.js';
 import { newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import {
@@ -309,7 +310,7 @@ async function enqueueAuthenticationNotification(
       payId: payment.payId,
       transId: payment.transId,
       merchantId: merchant.merchantId,
-      creationDate: now.toISOString(),
+      creationDate: isoTime(now),
       authenticationResponse,
     },
     targetUrl: payment.urls?.webhook ?? merchant.webhookUrl,

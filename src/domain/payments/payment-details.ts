@@ -1,4 +1,5 @@
 import type { DetailsCard, DetailsOperation, PaymentDetails } from '../../contracts/payment-details.js';
+import { isoTime } from '../ports/clock.js';
 import type { CardSummary, Payment, PaymentOperation, ThreeDSResult } from './payment.js';
 import { describeResponseCode } from './response-codes.js';
 
@@ -82,7 +83,7 @@ export function toPaymentDetails(p: Payment, baseUrl: string): PaymentDetails {
     ...(p.urls && { urls: p.urls }),
     ...(p.metadata && { metadata: p.metadata as Record<string, string> }),
     operations: p.operations.map((op) => operationDetails(op, p.currency)),
-    creationDate: p.creationDate.toISOString(),
+    creationDate: isoTime(p.creationDate),
     _links: {
       self: { href: `${baseUrl}/api/v1/payments/getByPayId/${p.payId}` },
       // DESIGN.md §4: a PENDING payment waiting for the cardholder's browser links to the Kassa page to open.
@@ -102,7 +103,7 @@ export function operationDetails(op: PaymentOperation, currency: string): Detail
     totalAmount: { value: op.value + op.surchargeValue, currency },
     status: op.status,
     responseCode: op.responseCode,
-    creationDate: op.creationDate.toISOString(),
+    creationDate: isoTime(op.creationDate),
   };
 }
 

@@ -7,6 +7,7 @@ import type {
   AcquirerFollowUpResult,
 } from '../../domain/ports/acquirer.js';
 import type { BinTable } from '../../domain/ports/bin-table.js';
+import { isoTime } from '../../domain/ports/clock.js';
 import { issueSchemeReferenceId, isValidSchemeReferenceId } from './scheme-reference.js';
 import { MemorySettlementLedger, type SettlementLedger, type SettlementRecord } from './settlement-ledger.js';
 
@@ -192,7 +193,7 @@ export class SimulatorAcquirer implements Acquirer {
       value: request.value,
       currency: request.currency,
       acquirerReference,
-      at: this.now().toISOString(),
+      at: isoTime(this.now()),
     });
   }
 }
