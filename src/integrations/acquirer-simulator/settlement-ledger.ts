@@ -30,20 +30,41 @@ export interface SettlementRecord {
 /** Where the simulator keeps its settlement records: what a reconciliation compares Kassa's totals against. */
 export interface SettlementLedger {
   append(record: SettlementRecord): Promise<void>;
-  /** Every record so far, oldest first. */
+  /** Every record kept, oldest first (MemorySettlementLedger keeps the newest ones only). */
   records(): Promise<SettlementRecord[]>;
-  /** The record of the message sent with `xId`, if it was booked (the acquirer's idempotency check). */
+  /** The record of the message sent with `xId`, if it was booked and is still kept (the acquirer's idempotency check). */
   find(xId: string): Promise<SettlementRecord | undefined>;
 }
 
-/** Records in this process's memory: one node, or tests. */
+/**
+ * Records MemorySettlementLedger keeps by default, and the simulator's memory of declined and finally captured
+ * messages: ~420 bytes a record, so ~21 MB (issue 12: the ledger kept every record of the process's life, ~400 bytes a
+ * payment, without end — 400 MB after a million payments).
+ */
+export const MEMORY_LEDGER_CAPACITY = 50_000;
+
+/**
+ * Records in this process's memory: one node, or tests. It keeps the newest `capacity` records (at most a quarter
+ * more between trims, so that an append costs O(1) on average): a sandbox acquirer remembers its recent messages, and
+ * a follow-up resent after `capacity` newer messages is booked again. A file ledger keeps every record.
+ */
 export class MemorySettlementLedger implements SettlementLedger {
-  private readonly list: SettlementRecord[] = [];
+  private list: SettlementRecord[] = [];
   private readonly byXId = new Map<string, SettlementRecord>();
+
+  /** @throws RangeError when `capacity` is not a positive whole number. */
+  constructor(readonly capacity = MEMORY_LEDGER_CAPACITY) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be ≥ 1, not ${capacity}`);
+  }
 
   async append(record: SettlementRecord): Promise<void> {
     this.list.push(record);
     this.byXId.set(record.xId, record);
+    if (this.list.length >= this.capacity + Math.ceil(this.capacity / 4)) {
+      const dropped = this.list.slice(0, this.list.length - this.capacity);
+      this.list = this.list.slice(this.list.length - this.capacity);
+      for (const r of dropped) if (this.byXId.get(r.xId) === r) this.byXId.delete(r.xId);
+    }
   }
 
   async records(): Promise<SettlementRecord[]> {

@@ -9,7 +9,12 @@ import type {
 import type { BinTable } from '../../domain/ports/bin-table.js';
 import { isoTime } from '../../domain/ports/clock.js';
 import { issueSchemeReferenceId, isValidSchemeReferenceId } from './scheme-reference.js';
-import { MemorySettlementLedger, type SettlementLedger, type SettlementRecord } from './settlement-ledger.js';
+import {
+  MEMORY_LEDGER_CAPACITY,
+  MemorySettlementLedger,
+  type SettlementLedger,
+  type SettlementRecord,
+} from './settlement-ledger.js';
 
 /**
  * Test-card scenario of a 16-digit sandbox PAN: the 4 digits before the Luhn check digit (DESIGN.md §6).
@@ -58,8 +63,8 @@ function hasExpired(expiryDate: string, now: Date): boolean {
  * (Paygate `finishAuth: "Y"`, which released the rest) is declined "12 invalid transaction". Tests that need other
  * declined follow-ups pass their own Acquirer (AppOverrides.acquirer).
  * Follow-ups are idempotent by xId, like a real acquirer's idempotency key: a repeated xId answers the first result and
- * is booked once (the ledger is the memory, so this holds across nodes sharing a file ledger); `inquire` is the
- * status lookup.
+ * is booked once (the ledger is the memory, so this holds across nodes sharing a file ledger; an in-memory ledger
+ * remembers its newest MEMORY_LEDGER_CAPACITY records); `inquire` is the status lookup.
  * Every approved message is written to a settlement ledger (in memory, or a file that several nodes share), as a
  * real acquirer keeps settlement records that a merchant reconciles against.
  */
@@ -138,9 +143,9 @@ export class SimulatorAcquirer implements Acquirer {
 
   /** Follow-ups being processed, by xId: a repeat while the first is in flight waits for its answer. */
   readonly #inFlight = new Map<string, Promise<AcquirerFollowUpResult>>();
-  /** Declined follow-ups (never booked), by xId. */
+  /** Declined follow-ups (never booked), by xId: the newest MEMORY_LEDGER_CAPACITY. */
   readonly #declined = new Map<string, AcquirerFollowUpResult>();
-  /** Authorizations whose final capture was booked (their rest is released). */
+  /** Authorizations whose final capture was booked (their rest is released): the newest MEMORY_LEDGER_CAPACITY. */
   readonly #finallyCaptured = new Set<string>();
 
   private followUp(type: SettlementRecord['type'], request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
@@ -168,10 +173,14 @@ export class SimulatorAcquirer implements Acquirer {
         message: 'Invalid transaction: the authorization was finally captured',
       };
       this.#declined.set(request.xId, result);
+      forgetOldest(this.#declined);
       return result;
     }
     await this.settle(type, request, acquirerReference);
-    if (type === 'CAPTURE' && request.finalCapture) this.#finallyCaptured.add(request.authorizationXId);
+    if (type === 'CAPTURE' && request.finalCapture) {
+      this.#finallyCaptured.add(request.authorizationXId);
+      forgetOldest(this.#finallyCaptured);
+    }
     return { outcome: 'APPROVED', acquirerReference, responseCode: '00' };
   }
 
@@ -196,4 +205,11 @@ export class SimulatorAcquirer implements Acquirer {
       at: isoTime(this.now()),
     });
   }
+}
+
+/** Keeps a simulator memory (insertion-ordered) to MEMORY_LEDGER_CAPACITY entries by forgetting the oldest. */
+function forgetOldest(memory: Map<string, unknown> | Set<string>): void {
+  if (memory.size <= MEMORY_LEDGER_CAPACITY) return;
+  const oldest = memory.keys().next();
+  if (!oldest.done) memory.delete(oldest.value);
 }

@@ -153,4 +153,20 @@ describe('the acquirer simulator: follow-ups idempotent by xId, status lookup, f
     });
     expect((await ledger.records()).at(-1)).toMatchObject({ xId: 'c2', finalCapture: true });
   });
+
+  // Issue 12: the in-memory ledger kept every record of the process's life (~400 bytes a payment, without end).
+  it('an in-memory ledger keeps its newest records only, within a quarter over its capacity', async () => {
+    const ledger = new MemorySettlementLedger(8);
+    const acquirer = new SimulatorAcquirer(bins, ledger);
+    for (let i = 0; i < 100; i++) {
+      await acquirer.authorize({ ...authorization('1000', false), xId: `x${String(i).padStart(31, '0')}` });
+      expect((await ledger.records()).length).toBeLessThanOrEqual(10);
+    }
+    const kept = (await ledger.records()).map((r) => Number(r.xId.slice(1)));
+    expect(kept.length).toBeGreaterThanOrEqual(8);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => 100 - kept.length + i));
+    expect(await ledger.find(`x${'0'.repeat(31)}`)).toBeUndefined();
+    expect(await ledger.find(`x${'99'.padStart(31, '0')}`)).toMatchObject({ type: 'AUTHORIZATION' });
+    expect(() => new MemorySettlementLedger(0)).toThrow(RangeError);
+  });
 });
