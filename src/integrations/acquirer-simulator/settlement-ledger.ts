@@ -49,7 +49,7 @@ export const MEMORY_LEDGER_CAPACITY = 50_000;
  * a follow-up resent after `capacity` newer messages is booked again. A file ledger keeps every record.
  */
 export class MemorySettlementLedger implements SettlementLedger {
-  private list: SettlementRecord[] = [];
+  private readonly list: SettlementRecord[] = [];
   private readonly byXId = new Map<string, SettlementRecord>();
 
   /** @throws RangeError when `capacity` is not a positive whole number. */
@@ -61,9 +61,9 @@ export class MemorySettlementLedger implements SettlementLedger {
     this.list.push(record);
     this.byXId.set(record.xId, record);
     if (this.list.length >= this.capacity + Math.ceil(this.capacity / 4)) {
-      const dropped = this.list.slice(0, this.list.length - this.capacity);
-      this.list = this.list.slice(this.list.length - this.capacity);
-      for (const r of dropped) if (this.byXId.get(r.xId) === r) this.byXId.delete(r.xId);
+      for (const r of this.list.splice(0, this.list.length - this.capacity)) {
+        if (this.byXId.get(r.xId) === r) this.byXId.delete(r.xId);
+      }
     }
   }
 
