@@ -56,11 +56,13 @@ function preloadSqlite(file: string, n: number, template: string, progress: (don
   const operation = columnsOf(names('payment_operation'), {
     x_id: v7('p.created_at'),
     pay_id: 'p.pay_id',
+    payment_created_at: 'p.created_at',
     created_at: 'p.created_at',
   });
   const notification = columnsOf(names('notification'), {
     id: `'msg_' || ${v7('p.created_at')}`,
     pay_id: 'p.pay_id',
+    payment_created_at: 'p.created_at',
     status: `'DELIVERED'`,
     target_url: `'https://shop.example/hook'`,
     attempt_count: '1',
@@ -126,11 +128,13 @@ async function preloadPostgres(url: string, n: number, template: string, progres
     const operation = columnsOf(await names('payment_operation'), {
       x_id: v7('p.created_at'),
       pay_id: 'p.pay_id',
+      payment_created_at: 'p.created_at',
       created_at: 'p.created_at',
     });
     const notification = columnsOf(await names('notification'), {
       id: `'msg_' || ${v7('p.created_at')}`,
       pay_id: 'p.pay_id',
+      payment_created_at: 'p.created_at',
       status: `'DELIVERED'`,
       target_url: `'https://shop.example/hook'`,
       attempt_count: '1',

@@ -105,6 +105,11 @@ export interface PaymentOperationTable {
   claimed_until: string | null;
   /** Follow-ups: the Idempotency-Key of the request that created the operation. */
   request_key: string | null;
+  /**
+   * The payment's `created_at`, first column of the (payment_created_at, pay_id, seq) index: a new payment's
+   * operations go to the newest leaves (migration 2026-11-26-0001). Written from the payment row by pay_id.
+   */
+  payment_created_at: string | null;
 }
 
 export interface IdempotencyKeyTable {
@@ -131,6 +136,8 @@ export interface NotificationTable {
   delivered_at: string | null;
   /** A dispatcher's claim lease (migration 0002); NULL when not claimed. */
   locked_until: string | null;
+  /** The payment's `created_at` (NULL without a payment): the (payment_created_at, pay_id) index's first column. */
+  payment_created_at: string | null;
 }
 
 /** Notification delivery attempts (migration 0002). */

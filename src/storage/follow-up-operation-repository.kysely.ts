@@ -1,4 +1,4 @@
-import { type Kysely, SqliteAdapter } from 'kysely';
+import { type ExpressionBuilder, type Kysely, SqliteAdapter } from 'kysely';
 import type { PaymentOperation } from '../domain/payments/payment.js';
 import type { ClaimedFollowUp, FollowUpOperationRepository } from '../domain/ports/store.js';
 import type { Database } from './database.js';
@@ -17,9 +17,13 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
   }
 
   async reserve(payId: string, op: PaymentOperation): Promise<void> {
+    // The payment's created_at leads the operations' (payment_created_at, pay_id, seq) index (migration 2026-11-26-0001).
+    const paymentCreatedAt = (eb: ExpressionBuilder<Database, 'payment_operation'>) =>
+      eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId);
     const last = await this.db
       .selectFrom('payment_operation')
       .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('payment_created_at', '=', paymentCreatedAt)
       .where('pay_id', '=', payId)
       .executeTakeFirst();
     await this.db
@@ -27,6 +31,7 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
       .values({
         x_id: op.xId,
         pay_id: payId,
+        payment_created_at: (eb) => eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId),
         seq: Number(last?.seq ?? 0) + 1,
         type: op.type,
         ref_nr: op.refNr ?? null,

@@ -24,8 +24,14 @@ export class KyselyNotificationOutbox implements NotificationOutbox {
       delivered_at: null,
     };
     const { key, values } = definedEntries(row);
-    const query = shaped(this.db, `notification.enqueue ${key}`, values, () =>
-      this.db.insertInto('notification').values(row),
+    // The payment's created_at leads the (payment_created_at, pay_id) index (migration 2026-11-26-0001): taken from
+    // the payment row, NULL for an event without a payment.
+    const payId = row.pay_id;
+    const query = shaped(this.db, `notification.enqueue ${key}`, [...values, payId], () =>
+      this.db.insertInto('notification').values({
+        ...row,
+        payment_created_at: (eb) => eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId),
+      }),
     );
     // Deferrable: inside a transaction on SQLite it rides along with the unit's next statement or end.
     await this.db.executeQuery(deferrable(query));

@@ -68,6 +68,10 @@ export class KyselyNotificationRepository implements NotificationRepository {
       .selectFrom('notification')
       .selectAll()
       .where('merchant_id', '=', merchantId)
+      // Through the (payment_created_at, pay_id) index (migration 2026-11-26-0001).
+      .where('payment_created_at', '=', (eb) =>
+        eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId),
+      )
       .where('pay_id', '=', payId)
       .orderBy('created_at')
       .orderBy('id')

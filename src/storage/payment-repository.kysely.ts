@@ -60,10 +60,18 @@ const OPERATION_COLUMNS = [
 /** A payment row read with its operations as one JSON array column (`operations`: text on SQLite, parsed on PostgreSQL). */
 type PaymentWithOperationsRow = Selectable<PaymentTable> & { operations: unknown };
 
-/** PostgreSQL: the seq of an operation `r` appended to its payment's stored ones (r.seq: its place among those added). */
+/**
+ * PostgreSQL: the seq of an operation `r` appended to its payment's stored ones (r.seq: its place among those added),
+ * read through the (payment_created_at, pay_id, seq) index.
+ */
 const NEXT_SEQ =
-  '(select coalesce(max(o.seq), 0) from payment_operation o where o.pay_id = r.pay_id) + row_number() over (order by r.seq)';
+  '(select coalesce(max(o.seq), 0) from payment_operation o where o.payment_created_at = p.created_at and o.pay_id = p.pay_id) + row_number() over (order by r.seq)';
 
+/**
+ * The operation's row, without `payment_created_at` (the first column of the operations' (payment_created_at, pay_id,
+ * seq) index, migration 2026-11-26-0001): every statement that inserts one takes it from the payment row itself, so it
+ * cannot differ from the payment's `created_at`.
+ */
 function operationToRow(payId: string, seq: number, op: PaymentOperation): Insertable<PaymentOperationTable> {
   return {
     x_id: op.xId,
@@ -213,7 +221,7 @@ export class KyselyPaymentRepository implements PaymentRepository {
       if (isUniqueViolation(error)) return 'TRANS_ID_IN_USE';
       throw error;
     }
-    await this.insertOperations(p.payId, p.operations);
+    await this.insertAfter(p.payId, toDbTime(p.creationDate), 0, p.operations);
     return 'OK';
   }
 
@@ -266,15 +274,19 @@ export class KyselyPaymentRepository implements PaymentRepository {
       for (const op of p.operations) {
         const { seq: _seq, ...row } = operationToRow(p.payId, 0, op);
         const { key, values } = definedEntries(row);
-        const insert = shaped(this.db, `payment_operation.append ${key}`, [...values, p.payId], () =>
+        const insert = shaped(this.db, `payment_operation.append ${key}`, [...values, p.payId, p.payId, p.payId], () =>
           this.db
             .insertInto('payment_operation')
             .values({
               ...row,
+              payment_created_at: (eb) => eb.selectFrom('payment').select('created_at').where('pay_id', '=', p.payId),
               seq: (eb) =>
                 eb
                   .selectFrom('payment_operation')
                   .select(sql<number>`coalesce(max(seq), 0) + 1`.as('next'))
+                  .where('payment_created_at', '=', (eb) =>
+                    eb.selectFrom('payment').select('created_at').where('pay_id', '=', p.payId),
+                  )
                   .where('pay_id', '=', p.payId),
             })
             .onConflict((oc) => oc.column('x_id').doNothing()),
@@ -290,12 +302,14 @@ export class KyselyPaymentRepository implements PaymentRepository {
     const rows = p.operations.map((op, i) => operationToRow(p.payId, i + 1, op));
     const names = Object.keys(rows[0] ?? {}); // operationToRow's, the same for every row
     const json = JSON.stringify(rows);
-    const insert = shaped(this.db, `payment_operation.appendJson ${names.join(',')}`, [json, p.payId], () => ({
+    const insert = shaped(this.db, `payment_operation.appendJson ${names.join(',')}`, [json], () => ({
       compile: () =>
-        sql`insert into payment_operation (${sql.raw(names.join(', '))})
-          select ${sql.raw(names.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}
+        sql`insert into payment_operation (${sql.raw(names.join(', '))}, payment_created_at)
+          select ${sql.raw(names.map((c) => (c === 'seq' ? NEXT_SEQ : `r.${c}`)).join(', '))}, p.created_at
           from json_populate_recordset(null::payment_operation, ${json}::json) r
-          where r.x_id not in (select o.x_id from payment_operation o where o.pay_id = ${p.payId})
+          join payment p on p.pay_id = r.pay_id
+          where r.x_id not in (select o.x_id from payment_operation o
+            where o.payment_created_at = p.created_at and o.pay_id = p.pay_id)
           on conflict (x_id) do nothing`.compile(this.db),
     }));
     await this.db.executeQuery(deferrable(insert));
@@ -303,20 +317,40 @@ export class KyselyPaymentRepository implements PaymentRepository {
 
   async insertOperations(payId: string, operations: PaymentOperation[]): Promise<void> {
     if (operations.length === 0) return;
+    const payment = await this.db
+      .selectFrom('payment')
+      .select('created_at')
+      .where('pay_id', '=', payId)
+      .executeTakeFirst();
+    if (payment === undefined) throw new Error(`no payment ${payId} to add operations to`);
     const last = await this.db
       .selectFrom('payment_operation')
       .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('payment_created_at', '=', payment.created_at)
       .where('pay_id', '=', payId)
       .executeTakeFirst();
-    await this.insertAfter(payId, Number(last?.seq ?? 0), operations);
+    await this.insertAfter(payId, payment.created_at, Number(last?.seq ?? 0), operations);
   }
 
-  /** Inserts operations numbered after `lastSeq` (the unique (pay_id, seq) index refuses a stale number). */
-  private async insertAfter(payId: string, lastSeq: number, operations: PaymentOperation[]): Promise<void> {
+  /**
+   * Inserts operations numbered after `lastSeq` (the unique (payment_created_at, pay_id, seq) index refuses a stale
+   * number). `paymentCreatedAt`: the payment row's `created_at`.
+   */
+  private async insertAfter(
+    payId: string,
+    paymentCreatedAt: string,
+    lastSeq: number,
+    operations: PaymentOperation[],
+  ): Promise<void> {
     if (operations.length === 0) return;
     await this.db
       .insertInto('payment_operation')
-      .values(operations.map((op, i) => operationToRow(payId, lastSeq + i + 1, op)))
+      .values(
+        operations.map((op, i) => ({
+          ...operationToRow(payId, lastSeq + i + 1, op),
+          payment_created_at: paymentCreatedAt,
+        })),
+      )
       .execute();
   }
 
@@ -388,6 +422,7 @@ export class KyselyPaymentRepository implements PaymentRepository {
           eb
             .selectFrom('payment_operation')
             .select(OPERATION_COLUMNS)
+            .whereRef('payment_operation.payment_created_at', '=', 'payment.created_at')
             .whereRef('payment_operation.pay_id', '=', 'payment.pay_id')
             .orderBy('payment_operation.seq'),
         ).as('operations'),
@@ -395,8 +430,13 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   private async withOperations(row: Selectable<PaymentTable>): Promise<Payment> {
-    const query = shaped(this.db, 'payment_operation.ofPayment', [row.pay_id], () =>
-      this.db.selectFrom('payment_operation').selectAll().where('pay_id', '=', row.pay_id).orderBy('seq'),
+    const query = shaped(this.db, 'payment_operation.ofPayment', [row.created_at, row.pay_id], () =>
+      this.db
+        .selectFrom('payment_operation')
+        .selectAll()
+        .where('payment_created_at', '=', row.created_at)
+        .where('pay_id', '=', row.pay_id)
+        .orderBy('seq'),
     );
     const ops = (await this.db.executeQuery(query)).rows as Selectable<PaymentOperationTable>[];
     return paymentRowToPayment(row, ops.map(operationRowToOperation));

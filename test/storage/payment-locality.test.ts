@@ -1,0 +1,185 @@
+/**
+ * Payment locality (issue 12, migration 2026-11-26-0001): a payment's operations and notifications are indexed by the
+ * payment's creation time first, (payment_created_at, pay_id[, seq]), so a new payment's index entries go to the
+ * newest leaves instead of a random leaf each (payId is a random UUID). What must hold: every such row carries its
+ * payment's `created_at`, whichever statement wrote it, and every statement that reaches them by payId goes through
+ * the new indexes instead of scanning the table.
+ */
+import { CompiledQuery, DefaultQueryCompiler, Migrator } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Merchant } from '../../src/domain/merchants/merchant.js';
+import type { CreatePaymentCommand } from '../../src/domain/payments/payment-request.js';
+import { migrateToLatest } from '../../src/storage/create-db.js';
+import { migrations } from '../../src/storage/migrations/index.js';
+import { browserInfo as BROWSER } from '../domain/threeds/three-ds-fixtures.js';
+import { testPan } from '../helpers/cards.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { type ServiceHarness, startServiceHarness } from '../helpers/service-harness.js';
+
+const direct = (merchantId: string, transId: string): CreatePaymentCommand => ({
+  merchantId,
+  transId,
+  amount: { value: 12_500, currency: 'DKK' },
+  captureMethod: 'MANUAL',
+  integrationType: 'DIRECT',
+  channel: 'ECOM',
+  card: { number: testPan('40000000', '1000'), expiryDate: '203012', securityCode: '123' },
+  challengePreference: 'NO_PREFERENCE',
+  browserInfo: BROWSER,
+});
+
+describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
+  let h: ServiceHarness;
+  let merchant: Merchant;
+  /** The SQL text of every query compiled while the test's payments were made (SQLite plans are checked below). */
+  const compiled: string[] = [];
+
+  beforeAll(async () => {
+    h = await startServiceHarness(dialect, { merchantId: `loc_${dialect}`, webhookUrl: 'https://shop.example/hook' });
+    merchant = h.merchant;
+  });
+  afterAll(async () => h?.close());
+
+  /** A MANUAL payment, captured in two parts and refunded once: operations from the result write and from follow-ups. */
+  async function paymentWithFollowUps(transId: string) {
+    const p = await h.services.payments.createDirectPayment(merchant, direct(merchant.merchantId, transId));
+    expect(p.status).toBe('AUTHORIZED');
+    const amount = (value: number) => ({ value, currency: 'DKK' });
+    await h.services.followUps.capture(merchant, p.payId, { transId, amount: amount(6_000) });
+    await h.services.followUps.capture(merchant, p.payId, { transId, amount: amount(6_500) });
+    await h.services.followUps.refund(merchant, p.payId, { transId, amount: amount(1_000) });
+    return p;
+  }
+
+  it("every operation and notification row of a payment carries the payment's created_at", async () => {
+    const spy = vi.spyOn(DefaultQueryCompiler.prototype, 'compileQuery');
+    const p = await paymentWithFollowUps('loc-1');
+    // Operations appended after a reload as well (insertOperations: the payment row read first).
+    await h.store.payments.insertOperations(p.payId, [
+      {
+        xId: `ff${p.payId.slice(2)}`,
+        type: 'REFUND',
+        value: 500,
+        surchargeValue: 0,
+        status: 'OK',
+        responseCode: '00000000',
+        creationDate: new Date(),
+      },
+    ]);
+    // Read back through the new indexes: the lookup, the delivery log.
+    const read = await h.services.payments.getByPayId(merchant.merchantId, p.payId);
+    const log = await h.services.notifications.listByPayId(merchant.merchantId, p.payId);
+    // The statements Kassa compiled for all of the above (the reads below are the test's own).
+    compiled.push(...spy.mock.results.map((r) => (r.value as CompiledQuery).sql));
+    spy.mockRestore();
+
+    const kysely = h.database.db.kysely;
+    const payment = await kysely
+      .selectFrom('payment')
+      .select('created_at')
+      .where('pay_id', '=', p.payId)
+      .executeTakeFirstOrThrow();
+    const ops = await kysely
+      .selectFrom('payment_operation')
+      .select(['type', 'seq', 'payment_created_at'])
+      .where('pay_id', '=', p.payId)
+      .orderBy('seq')
+      .execute();
+    expect(ops.map((o) => [o.type, Number(o.seq)])).toEqual([
+      ['AUTHORIZATION', 1],
+      ['CAPTURE', 2],
+      ['CAPTURE', 3],
+      ['REFUND', 4],
+      ['REFUND', 5],
+    ]);
+    expect(new Set(ops.map((o) => o.payment_created_at))).toEqual(new Set([payment.created_at]));
+    const notifications = await kysely
+      .selectFrom('notification')
+      .select(['type', 'payment_created_at'])
+      .where('pay_id', '=', p.payId)
+      .execute();
+    expect(notifications.length).toBeGreaterThanOrEqual(4); // authentication, authorized, captured ×2, refunded
+    expect(new Set(notifications.map((n) => n.payment_created_at))).toEqual(new Set([payment.created_at]));
+
+    expect(read.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'CAPTURE', 'REFUND', 'REFUND']);
+    expect(log.map((n) => n.type).sort()).toEqual(notifications.map((n) => n.type).sort());
+  });
+
+  it("an operation of one payment is never read as another's, even when both were created in the same millisecond", async () => {
+    const a = await paymentWithFollowUps('loc-2');
+    const b = await paymentWithFollowUps('loc-3');
+    // Give b a's creation time: rows of both now share the index's first column.
+    const kysely = h.database.db.kysely;
+    const { created_at } = await kysely
+      .selectFrom('payment')
+      .select('created_at')
+      .where('pay_id', '=', a.payId)
+      .executeTakeFirstOrThrow();
+    await kysely.updateTable('payment').set({ created_at }).where('pay_id', '=', b.payId).execute();
+    await kysely
+      .updateTable('payment_operation')
+      .set({ payment_created_at: created_at })
+      .where('pay_id', '=', b.payId)
+      .execute();
+    await h.services.followUps.refund(merchant, b.payId, { transId: 'loc-3', amount: { value: 100, currency: 'DKK' } });
+    const readA = await h.services.payments.getByPayId(merchant.merchantId, a.payId);
+    const readB = await h.services.payments.getByPayId(merchant.merchantId, b.payId);
+    expect(readA.operations).toHaveLength(4);
+    expect(readB.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'CAPTURE', 'REFUND', 'REFUND']);
+  });
+
+  it('the migration fills payment_created_at of the rows written before it, and its down migration restores the old indexes', async () => {
+    const p = await paymentWithFollowUps('loc-4');
+    const db = h.database.db;
+    const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+    const down = await migrator.migrateDown();
+    expect(down.error).toBeUndefined();
+    expect(down.results?.map((r) => r.migrationName)).toEqual(['2026-11-26-0001-payment-locality']);
+    expect(await migrateToLatest(db)).toEqual(['2026-11-26-0001-payment-locality']);
+
+    const { created_at } = await db.kysely
+      .selectFrom('payment')
+      .select('created_at')
+      .where('pay_id', '=', p.payId)
+      .executeTakeFirstOrThrow();
+    const filled = async (table: 'payment_operation' | 'notification') =>
+      (await db.kysely.selectFrom(table).select('payment_created_at').where('pay_id', '=', p.payId).execute()).map(
+        (r) => r.payment_created_at,
+      );
+    expect(new Set(await filled('payment_operation'))).toEqual(new Set([created_at]));
+    expect(new Set(await filled('notification'))).toEqual(new Set([created_at]));
+    const read = await h.services.payments.getByPayId(merchant.merchantId, p.payId);
+    expect(read.operations).toHaveLength(4);
+    expect((await h.services.notifications.listByPayId(merchant.merchantId, p.payId)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    'SQLite plans every statement that reaches operations or notifications by payId through the new indexes',
+    async () => {
+      const byPayId = [...new Set(compiled)].filter(
+        (text) => /payment_operation|"notification"|notification /.test(text) && /pay_id"? = \?/.test(text),
+      );
+      // The lookup, the SQLite append, the follow-up reserve, the outbox insert, insertOperations' max(seq), the log.
+      expect(byPayId.some((text) => text.includes('json_group_array'))).toBe(true);
+      expect(byPayId.some((text) => text.startsWith('select * from "notification"'))).toBe(true);
+      expect(byPayId.length).toBeGreaterThanOrEqual(6);
+      for (const text of byPayId) {
+        const params = Array.from(text.matchAll(/\?/g), () => 'x');
+        const plan = await h.database.db.kysely.executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${text}`, params),
+        );
+        const details = plan.rows.map((r) => r.detail);
+        // A scan of either table by payId would read every row of a million-payment database.
+        expect(
+          details.filter((d) => /^SCAN (payment_operation|notification)\b/.test(d)),
+          text,
+        ).toEqual([]);
+        for (const d of details.filter((x) => /^SEARCH (payment_operation|notification) /.test(x))) {
+          expect(d, text).toMatch(
+            /USING (COVERING )?INDEX (payment_operation_payment_seq_uq|notification_payment_idx|sqlite_autoindex_payment_operation_1)/,
+          );
+        }
+      }
+    },
+  );
+});
