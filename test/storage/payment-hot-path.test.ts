@@ -13,8 +13,7 @@ import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/sim
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
 import type { KyselyStore } from '../../src/storage/kysely-store.js';
 import { KyselyPaymentRepository } from '../../src/storage/payment-repository.kysely.js';
-import { browserInfo as BROWSER, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
-import { testPan } from '../helpers/cards.js';
+import { directCommand, fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { DIALECTS, type FreshDatabase } from '../helpers/dialects.js';
 import { spyOnStatements } from '../helpers/pg-queries.js';
 import { type ServiceHarness, startServiceHarness } from '../helpers/service-harness.js';
@@ -42,18 +41,7 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
   });
   afterAll(async () => h?.close());
 
-  const direct = (extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
-    merchantId: merchant.merchantId,
-    transId: `t-${Math.random().toString(36).slice(2, 12)}`,
-    amount: { value: 12_500, currency: 'DKK' },
-    captureMethod: 'AUTOMATIC',
-    integrationType: 'DIRECT',
-    channel: 'ECOM',
-    card: { number: testPan('40000000', '1000'), expiryDate: '203012', securityCode: '123' },
-    challengePreference: 'NO_PREFERENCE',
-    browserInfo: BROWSER,
-    ...extra,
-  });
+  const direct = (extra: Partial<CreatePaymentCommand> = {}) => directCommand(merchant.merchantId, extra);
 
   it('stores the result, its operations numbered 1 and 2, the ARes and both notifications', async () => {
     const p = await services.payments.createDirectPayment(merchant, direct());

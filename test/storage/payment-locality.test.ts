@@ -8,25 +8,11 @@
 import { CompiledQuery, DefaultQueryCompiler, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
-import type { CreatePaymentCommand } from '../../src/domain/payments/payment-request.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { migrations } from '../../src/storage/migrations/index.js';
-import { browserInfo as BROWSER } from '../domain/threeds/three-ds-fixtures.js';
-import { testPan } from '../helpers/cards.js';
+import { directCommand } from '../domain/threeds/three-ds-fixtures.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../helpers/service-harness.js';
-
-const direct = (merchantId: string, transId: string): CreatePaymentCommand => ({
-  merchantId,
-  transId,
-  amount: { value: 12_500, currency: 'DKK' },
-  captureMethod: 'MANUAL',
-  integrationType: 'DIRECT',
-  channel: 'ECOM',
-  card: { number: testPan('40000000', '1000'), expiryDate: '203012', securityCode: '123' },
-  challengePreference: 'NO_PREFERENCE',
-  browserInfo: BROWSER,
-});
 
 describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
   let h: ServiceHarness;
@@ -42,7 +28,10 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
 
   /** A MANUAL payment, captured in two parts and refunded once: operations from the result write and from follow-ups. */
   async function paymentWithFollowUps(transId: string) {
-    const p = await h.services.payments.createDirectPayment(merchant, direct(merchant.merchantId, transId));
+    const p = await h.services.payments.createDirectPayment(
+      merchant,
+      directCommand(merchant.merchantId, { transId, captureMethod: 'MANUAL' }),
+    );
     expect(p.status).toBe('AUTHORIZED');
     const amount = (value: number) => ({ value, currency: 'DKK' });
     await h.services.followUps.capture(merchant, p.payId, { transId, amount: amount(6_000) });

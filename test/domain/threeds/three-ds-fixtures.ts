@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import type { BrowserInfo, SdkInfo } from '../../../src/domain/payments/payment-request.js';
+import type { BrowserInfo, CreatePaymentCommand, SdkInfo } from '../../../src/domain/payments/payment-request.js';
 import type { Clock } from '../../../src/domain/ports/clock.js';
 import type { AuthenticateInput } from '../../../src/domain/threeds/three-ds-server.js';
 
@@ -26,6 +26,25 @@ export const browserInfo: BrowserInfo = {
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0',
   challengeWindowSize: '03',
 };
+
+/**
+ * A DIRECT browser payment command of `merchantId`: 125.00 DKK, ECOM, AUTOMATIC capture, a test card that
+ * authenticates frictionlessly and is authorized, a random transId; `extra` replaces any of it.
+ */
+export function directCommand(merchantId: string, extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand {
+  return {
+    merchantId,
+    transId: `t-${Math.random().toString(36).slice(2, 12)}`,
+    amount: { value: 12_500, currency: 'DKK' },
+    captureMethod: 'AUTOMATIC',
+    integrationType: 'DIRECT',
+    channel: 'ECOM',
+    card: { number: '4000000000010001', expiryDate: '203012', securityCode: '123' },
+    challengePreference: 'NO_PREFERENCE',
+    browserInfo,
+    ...extra,
+  };
+}
 
 /** SDK data with a real EC P-256 ephemeral public key, as a 3DS SDK would send it. */
 export function sdkInfo(): SdkInfo {
