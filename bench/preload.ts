@@ -79,11 +79,13 @@ function preloadSqlite(file: string, n: number, template: string, progress: (don
      and trans_id in (select 'preload-' || value from (with recursive n(value) as (select ? union all select value + 1 from n where value < ?) select value from n))`;
   const insertOperations = db.prepare(
     `insert into payment_operation (${operation.list}) select ${operation.select}
-     from (${chunkPayments}) p, payment_operation t where t.pay_id = ?`,
+     from (${chunkPayments}) p, payment tp, payment_operation t
+     where tp.pay_id = ? and t.payment_created_at = tp.created_at and t.pay_id = tp.pay_id`,
   );
   const insertNotifications = db.prepare(
     `insert into notification (${notification.list}) select ${notification.select}
-     from (${chunkPayments}) p, notification t where t.pay_id = ?`,
+     from (${chunkPayments}) p, payment tp, notification t
+     where tp.pay_id = ? and t.payment_created_at = tp.created_at and t.pay_id = tp.pay_id`,
   );
   const chunk = db.transaction((from: number, to: number) => {
     insertPayments.run(from, to, template);
@@ -155,12 +157,14 @@ async function preloadPostgres(url: string, n: number, template: string, progres
          and trans_id in (select 'preload-' || g from generate_series($1::int, $2::int) g)`;
       await client.query(
         `insert into payment_operation (${operation.list}) select ${operation.select}
-         from (${chunkPayments}) p, payment_operation t where t.pay_id = $3`,
+         from (${chunkPayments}) p, payment tp, payment_operation t
+         where tp.pay_id = $3 and t.payment_created_at = tp.created_at and t.pay_id = tp.pay_id`,
         [from, to, template],
       );
       await client.query(
         `insert into notification (${notification.list}) select ${notification.select}
-         from (${chunkPayments}) p, notification t where t.pay_id = $3`,
+         from (${chunkPayments}) p, payment tp, notification t
+         where tp.pay_id = $3 and t.payment_created_at = tp.created_at and t.pay_id = tp.pay_id`,
         [from, to, template],
       );
       await client.query('commit');

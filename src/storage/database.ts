@@ -107,9 +107,10 @@ export interface PaymentOperationTable {
   request_key: string | null;
   /**
    * The payment's `created_at`, first column of the (payment_created_at, pay_id, seq) index: a new payment's
-   * operations go to the newest leaves (migration 2026-11-26-0001). Written from the payment row by pay_id.
+   * operations go to the newest leaves (migration 2026-11-26-0001). Written from the payment row by pay_id; never
+   * NULL (NOT NULL on PostgreSQL; SQLite cannot add the constraint to an existing table), so every insert must give it.
    */
-  payment_created_at: string | null;
+  payment_created_at: string;
 }
 
 export interface IdempotencyKeyTable {

@@ -8,6 +8,8 @@
 import { CompiledQuery, DefaultQueryCompiler, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
+import type { NotificationRecord } from '../../src/domain/notifications/notification.js';
+import type { Payment } from '../../src/domain/payments/payment.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { migrations } from '../../src/storage/migrations/index.js';
 import { directCommand } from '../domain/threeds/three-ds-fixtures.js';
@@ -17,14 +19,12 @@ import { type ServiceHarness, startServiceHarness } from '../helpers/service-har
 describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
   let h: ServiceHarness;
   let merchant: Merchant;
-  /** The SQL text of every query compiled while the test's payments were made (SQLite plans are checked below). */
-  const compiled: string[] = [];
-
-  beforeAll(async () => {
-    h = await startServiceHarness(dialect, { merchantId: `loc_${dialect}`, webhookUrl: 'https://shop.example/hook' });
-    merchant = h.merchant;
-  });
-  afterAll(async () => h?.close());
+  /**
+   * The first payment's life, made before any test under a spy on Kysely's compiler: the SQL text of every statement
+   * Kassa compiled for it (each query shape is compiled once per process, so only the first use shows), and what the
+   * services read back.
+   */
+  let first: { payId: string; compiled: string[]; read: Payment; log: NotificationRecord[] };
 
   /** A MANUAL payment, captured in two parts and refunded once: operations from the result write and from follow-ups. */
   async function paymentWithFollowUps(transId: string) {
@@ -40,28 +40,36 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     return p;
   }
 
-  it("every operation and notification row of a payment carries the payment's created_at", async () => {
+  beforeAll(async () => {
+    h = await startServiceHarness(dialect, { merchantId: `loc_${dialect}`, webhookUrl: 'https://shop.example/hook' });
+    merchant = h.merchant;
     const spy = vi.spyOn(DefaultQueryCompiler.prototype, 'compileQuery');
-    const p = await paymentWithFollowUps('loc-1');
-    // Operations appended after a reload as well (insertOperations: the payment row read first).
-    await h.store.payments.insertOperations(p.payId, [
-      {
-        xId: `ff${p.payId.slice(2)}`,
-        type: 'REFUND',
-        value: 500,
-        surchargeValue: 0,
-        status: 'OK',
-        responseCode: '00000000',
-        creationDate: new Date(),
-      },
-    ]);
-    // Read back through the new indexes: the lookup, the delivery log.
-    const read = await h.services.payments.getByPayId(merchant.merchantId, p.payId);
-    const log = await h.services.notifications.listByPayId(merchant.merchantId, p.payId);
-    // The statements Kassa compiled for all of the above (the reads below are the test's own).
-    compiled.push(...spy.mock.results.map((r) => (r.value as CompiledQuery).sql));
-    spy.mockRestore();
+    try {
+      const p = await paymentWithFollowUps('loc-1');
+      // Operations appended after a reload as well (insertOperations: the payment row read first).
+      await h.store.payments.insertOperations(p.payId, [
+        {
+          xId: `ff${p.payId.slice(2)}`,
+          type: 'REFUND',
+          value: 500,
+          surchargeValue: 0,
+          status: 'OK',
+          responseCode: '00000000',
+          creationDate: new Date(),
+        },
+      ]);
+      // Read back through the new indexes: the lookup, the delivery log.
+      const read = await h.services.payments.getByPayId(merchant.merchantId, p.payId);
+      const log = await h.services.notifications.listByPayId(merchant.merchantId, p.payId);
+      first = { payId: p.payId, compiled: spy.mock.results.map((r) => (r.value as CompiledQuery).sql), read, log };
+    } finally {
+      spy.mockRestore();
+    }
+  });
+  afterAll(async () => h?.close());
 
+  it("every operation and notification row of a payment carries the payment's created_at", async () => {
+    const p = first;
     const kysely = h.database.db.kysely;
     const payment = await kysely
       .selectFrom('payment')
@@ -90,10 +98,11 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     expect(notifications.length).toBeGreaterThanOrEqual(4); // authentication, authorized, captured ×2, refunded
     expect(new Set(notifications.map((n) => n.payment_created_at))).toEqual(new Set([payment.created_at]));
 
-    expect(read.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'CAPTURE', 'REFUND', 'REFUND']);
-    expect(log.map((n) => n.type).sort()).toEqual(notifications.map((n) => n.type).sort());
+    expect(p.read.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'CAPTURE', 'REFUND', 'REFUND']);
+    expect(p.log.map((n) => n.type).sort()).toEqual(notifications.map((n) => n.type).sort());
   });
 
+  // The index's first column is shared by payments created in the same millisecond: pay_id must keep them apart.
   it("an operation of one payment is never read as another's, even when both were created in the same millisecond", async () => {
     const a = await paymentWithFollowUps('loc-2');
     const b = await paymentWithFollowUps('loc-3');
@@ -145,7 +154,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
   it.runIf(dialect === 'sqlite')(
     'SQLite plans every statement that reaches operations or notifications by payId through the new indexes',
     async () => {
-      const byPayId = [...new Set(compiled)].filter(
+      const byPayId = [...new Set(first.compiled)].filter(
         (text) => /payment_operation|"notification"|notification /.test(text) && /pay_id"? = \?/.test(text),
       );
       // The lookup, the SQLite append, the follow-up reserve, the outbox insert, insertOperations' max(seq), the log.

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
+import { type Kysely, SqliteAdapter, sql } from 'kysely';
 
 // Frozen in time (issue 12): a payment's operations and notifications are indexed by the payment's creation time
 // first, so that a new payment's index entries land on the newest leaves instead of one random leaf each. payId is a
@@ -13,6 +12,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('payment_operation').addColumn('payment_created_at', 'varchar(30)').execute();
   await sql`update payment_operation set payment_created_at =
     (select p.created_at from payment p where p.pay_id = payment_operation.pay_id)`.execute(db);
+  // Every operation has its payment (foreign key). SQLite cannot add NOT NULL to an existing column; its writers all
+  // give the value, and the column is required in the row type (storage/database.ts).
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) {
+    await sql`alter table payment_operation alter column payment_created_at set not null`.execute(db);
+  }
   await db.schema
     .createIndex('payment_operation_payment_seq_uq')
     .on('payment_operation')
