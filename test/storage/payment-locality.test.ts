@@ -5,7 +5,7 @@
  * payment's `created_at`, whichever statement wrote it, and every statement that reaches them by payId goes through
  * the new indexes instead of scanning the table.
  */
-import { CompiledQuery, DefaultQueryCompiler, Migrator } from 'kysely';
+import { CompiledQuery, DefaultQueryCompiler, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { NotificationRecord } from '../../src/domain/notifications/notification.js';
@@ -149,6 +149,51 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     const read = await h.services.payments.getByPayId(merchant.merchantId, p.payId);
     expect(read.operations).toHaveLength(4);
     expect((await h.services.notifications.listByPayId(merchant.merchantId, p.payId)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("an insert that does not give payment_created_at, as the previous release's, gets the payment's; a seq is still taken once", async () => {
+    const p = await paymentWithFollowUps('loc-5');
+    const kysely = h.database.db.kysely;
+    const now = new Date().toISOString();
+    const operation = (xId: string, seq: number) =>
+      sql`insert into payment_operation (x_id, pay_id, seq, type, value, surcharge_value, status, response_code, created_at)
+        values (${xId}, ${p.payId}, ${seq}, 'REFUND', 100, 0, 'OK', '00000000', ${now})`.execute(kysely);
+    await operation(`a1${p.payId.slice(2)}`, 5);
+    await expect(operation(`a2${p.payId.slice(2)}`, 5)).rejects.toThrow(/unique|UNIQUE/);
+    const notification = (id: string, payId: string | null) =>
+      sql`insert into notification (id, merchant_id, pay_id, type, payload, status, attempt_count, next_attempt_at, created_at)
+        values (${id}, ${merchant.merchantId}, ${payId}, 'payment.refunded', '{}', 'NO_TARGET', 0, ${now}, ${now})`.execute(
+        kysely,
+      );
+    await notification(`msg_old_${p.payId}`, p.payId);
+    await notification(`msg_none_${p.payId}`, null);
+
+    const { created_at } = await kysely
+      .selectFrom('payment')
+      .select('created_at')
+      .where('pay_id', '=', p.payId)
+      .executeTakeFirstOrThrow();
+    const op = await kysely
+      .selectFrom('payment_operation')
+      .select('payment_created_at')
+      .where('x_id', '=', `a1${p.payId.slice(2)}`)
+      .executeTakeFirstOrThrow();
+    expect(op.payment_created_at).toBe(created_at);
+    const events = await kysely
+      .selectFrom('notification')
+      .select(['id', 'payment_created_at'])
+      .where('id', 'in', [`msg_old_${p.payId}`, `msg_none_${p.payId}`])
+      .orderBy('id')
+      .execute();
+    expect(events).toEqual([
+      { id: `msg_none_${p.payId}`, payment_created_at: null },
+      { id: `msg_old_${p.payId}`, payment_created_at: created_at },
+    ]);
+    // Both are found by the reads that go through the new indexes.
+    const read = await h.services.payments.getByPayId(merchant.merchantId, p.payId);
+    expect(read.operations.map((o) => o.xId)).toContain(`a1${p.payId.slice(2)}`);
+    const log = await h.services.notifications.listByPayId(merchant.merchantId, p.payId);
+    expect(log.map((n) => n.id)).toContain(`msg_old_${p.payId}`);
   });
 
   it.runIf(dialect === 'sqlite')(
