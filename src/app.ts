@@ -171,11 +171,16 @@ export const cryptoIds: IdGenerator = {
 };
 
 /**
- * Opens the configured database (or the override) and brings its schema up to date.
+ * Opens the configured database (or the override) and brings its schema up to date (`migrate`: another migration
+ * step, e.g. `kassa migrate --to`).
  * @throws Error naming DATABASE_URL (password masked, never printed) and the cause when the database cannot be
  *   reached, opened or migrated: start-up stops with it.
  */
-export async function openDatabase(config: Config, override?: Db): Promise<Db> {
+export async function openDatabase(
+  config: Config,
+  override?: Db,
+  migrate: (db: Db) => Promise<unknown> = migrateToLatest,
+): Promise<Db> {
   let db: Db | undefined;
   try {
     db =
@@ -190,7 +195,7 @@ export async function openDatabase(config: Config, override?: Db): Promise<Db> {
               listen: config.database.listen,
             },
       );
-    await migrateToLatest(db);
+    await migrate(db);
     return db;
   } catch (error) {
     if (!override) await db?.close().catch(() => undefined);

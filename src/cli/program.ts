@@ -8,6 +8,8 @@ import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from 
 import type { FeeRule } from '../domain/surcharge/surcharge-settings.js';
 import { buildOpenApiDocument } from '../server/openapi-document.js';
 import { serve } from '../server/serve.js';
+import { migrateTo } from '../storage/create-db.js';
+import { migrations } from '../storage/migrations/index.js';
 
 let environment: Record<string, string | undefined> = {};
 
@@ -49,11 +51,30 @@ program
 program
   .command('migrate')
   .description('bring the database schema up to date')
-  .action(async () => {
+  .option(
+    '--to <migration>',
+    'migrate up or down to this migration instead (its name): before starting an earlier release, the last one it knows',
+  )
+  .action(async (options: { to?: string }) => {
     const config = readConfig();
-    const db = await openDatabase(config);
+    const target = options.to;
+    if (target === undefined) {
+      const db = await openDatabase(config);
+      await db.close();
+      console.log(`database (${config.database.dialect}) is at the latest migration`);
+      return;
+    }
+    if (!Object.hasOwn(migrations, target)) {
+      console.error(`no migration ${target}; the migrations are:\n${Object.keys(migrations).join('\n')}`);
+      process.exit(2);
+    }
+    let steps: { name: string; direction: 'Up' | 'Down' }[] = [];
+    const db = await openDatabase(config, undefined, async (opened) => {
+      steps = await migrateTo(opened, target);
+    });
     await db.close();
-    console.log(`database (${config.database.dialect}) is at the latest migration`);
+    for (const step of steps) console.log(`${step.direction === 'Up' ? 'applied' : 'undone'}: ${step.name}`);
+    console.log(`database (${config.database.dialect}) is at migration ${target}`);
   });
 
 program

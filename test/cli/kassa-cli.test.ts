@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { Agent, fetch } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
@@ -91,6 +92,37 @@ describe('kassa CLI', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('latest migration');
     }
+  });
+
+  it('kassa migrate --to goes back to an earlier migration (undoing the later ones) and forward again', async () => {
+    const env = tempEnv();
+    expect((await kassaCliResult(['migrate'], env)).code).toBe(0);
+    const file = env.DATABASE_URL.replace(/^sqlite:/, '');
+    const columns = (table: string) => {
+      const db = new SQLite(file, { readonly: true });
+      try {
+        return (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
+      } finally {
+        db.close();
+      }
+    };
+    expect(columns('payment_operation')).toContain('payment_created_at');
+
+    const back = await kassaCliResult(['migrate', '--to', '2026-11-23-0401-auth-notify'], env);
+    expect(back.code).toBe(0);
+    expect(back.stdout).toContain('undone: 2026-11-26-0001-payment-locality');
+    expect(back.stdout).toContain('is at migration 2026-11-23-0401-auth-notify');
+    expect(columns('payment_operation')).not.toContain('payment_created_at');
+    expect(columns('notification')).not.toContain('payment_created_at');
+
+    const forward = await kassaCliResult(['migrate'], env);
+    expect(forward.code).toBe(0);
+    expect(columns('payment_operation')).toContain('payment_created_at');
+
+    const unknown = await kassaCliResult(['migrate', '--to', '2026-01-01-nothing'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no migration 2026-01-01-nothing');
+    expect(unknown.stderr).toContain('2026-11-21-0001-initial');
   });
 
   it('a bad setting stops the command with a message naming the variable', async () => {
