@@ -1,7 +1,8 @@
-import { type ExpressionBuilder, type Kysely, SqliteAdapter } from 'kysely';
+import { type Kysely, SqliteAdapter } from 'kysely';
 import type { PaymentOperation } from '../domain/payments/payment.js';
 import type { ClaimedFollowUp, FollowUpOperationRepository } from '../domain/ports/store.js';
 import type { Database } from './database.js';
+import { paymentCreatedAt } from './payment-created-at.js';
 import { toDbTime } from './rows.js';
 
 /**
@@ -17,13 +18,10 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
   }
 
   async reserve(payId: string, op: PaymentOperation): Promise<void> {
-    // The payment's created_at leads the operations' (payment_created_at, pay_id, seq) index (migration 2026-11-26-0001).
-    const paymentCreatedAt = (eb: ExpressionBuilder<Database, 'payment_operation'>) =>
-      eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId);
     const last = await this.db
       .selectFrom('payment_operation')
       .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('payment_created_at', '=', paymentCreatedAt)
+      .where('payment_created_at', '=', paymentCreatedAt(payId))
       .where('pay_id', '=', payId)
       .executeTakeFirst();
     await this.db
@@ -31,7 +29,7 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
       .values({
         x_id: op.xId,
         pay_id: payId,
-        payment_created_at: (eb) => eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId),
+        payment_created_at: paymentCreatedAt(payId),
         seq: Number(last?.seq ?? 0) + 1,
         type: op.type,
         ref_nr: op.refNr ?? null,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { NotificationOutbox, OutboxEvent } from '../domain/ports/store.js';
 import type { Database } from './database.js';
 import { deferrable } from './deferrable.js';
+import { paymentCreatedAt } from './payment-created-at.js';
 import { definedEntries, shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
 
@@ -24,14 +25,9 @@ export class KyselyNotificationOutbox implements NotificationOutbox {
       delivered_at: null,
     };
     const { key, values } = definedEntries(row);
-    // The payment's created_at leads the (payment_created_at, pay_id) index (migration 2026-11-26-0001): taken from
-    // the payment row, NULL for an event without a payment.
-    const payId = row.pay_id;
-    const query = shaped(this.db, `notification.enqueue ${key}`, [...values, payId], () =>
-      this.db.insertInto('notification').values({
-        ...row,
-        payment_created_at: (eb) => eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId),
-      }),
+    // The payment's created_at leads the (payment_created_at, pay_id) index: NULL for an event without a payment.
+    const query = shaped(this.db, `notification.enqueue ${key}`, [...values, row.pay_id], () =>
+      this.db.insertInto('notification').values({ ...row, payment_created_at: paymentCreatedAt(row.pay_id) }),
     );
     // Deferrable: inside a transaction on SQLite it rides along with the unit's next statement or end.
     await this.db.executeQuery(deferrable(query));

@@ -9,6 +9,7 @@ import type {
 import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, NotificationAttemptTable } from './database.js';
+import { paymentCreatedAt } from './payment-created-at.js';
 import { shaped } from './query-shapes.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
 import type { WebhookSecretBox } from './webhook-secret-box.js';
@@ -68,10 +69,8 @@ export class KyselyNotificationRepository implements NotificationRepository {
       .selectFrom('notification')
       .selectAll()
       .where('merchant_id', '=', merchantId)
-      // Through the (payment_created_at, pay_id) index (migration 2026-11-26-0001).
-      .where('payment_created_at', '=', (eb) =>
-        eb.selectFrom('payment').select('created_at').where('pay_id', '=', payId),
-      )
+      // Through the (payment_created_at, pay_id) index.
+      .where('payment_created_at', '=', paymentCreatedAt(payId))
       .where('pay_id', '=', payId)
       .orderBy('created_at')
       .orderBy('id')

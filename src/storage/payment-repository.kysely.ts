@@ -20,6 +20,7 @@ import { isUniqueViolation } from './create-db.js';
 import type { Database, PaymentOperationTable, PaymentTable } from './database.js';
 import { deferrable } from './deferrable.js';
 import { inFlightBatches } from './in-flight-batches.js';
+import { paymentCreatedAt } from './payment-created-at.js';
 import { definedEntries, shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
 
@@ -59,9 +60,6 @@ const OPERATION_COLUMNS = [
 
 /** A payment row read with its operations as one JSON array column (`operations`: text on SQLite, parsed on PostgreSQL). */
 type PaymentWithOperationsRow = Selectable<PaymentTable> & { operations: unknown };
-
-/** The `created_at` of the payment `payId`, as a scalar subquery (NULL when there is no such payment). */
-const paymentCreatedAt = (payId: string) => sql<string>`(select created_at from payment where pay_id = ${payId})`;
 
 /**
  * PostgreSQL: the seq of an operation `r` of payment `payId` appended to its stored ones (r.seq: its place among
@@ -229,7 +227,7 @@ export class KyselyPaymentRepository implements PaymentRepository {
       if (isUniqueViolation(error)) return 'TRANS_ID_IN_USE';
       throw error;
     }
-    await this.insertAfter(p.payId, toDbTime(p.creationDate), 0, p.operations);
+    await this.insertOperations(p.payId, p.operations);
     return 'OK';
   }
 
@@ -287,14 +285,12 @@ export class KyselyPaymentRepository implements PaymentRepository {
             .insertInto('payment_operation')
             .values({
               ...row,
-              payment_created_at: (eb) => eb.selectFrom('payment').select('created_at').where('pay_id', '=', p.payId),
+              payment_created_at: paymentCreatedAt(p.payId),
               seq: (eb) =>
                 eb
                   .selectFrom('payment_operation')
                   .select(sql<number>`coalesce(max(seq), 0) + 1`.as('next'))
-                  .where('payment_created_at', '=', (eb) =>
-                    eb.selectFrom('payment').select('created_at').where('pay_id', '=', p.payId),
-                  )
+                  .where('payment_created_at', '=', paymentCreatedAt(p.payId))
                   .where('pay_id', '=', p.payId),
             })
             .onConflict((oc) => oc.column('x_id').doNothing()),
