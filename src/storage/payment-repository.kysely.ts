@@ -191,6 +191,8 @@ function paymentRow(p: Payment): Insertable<PaymentTable> {
 
 /** New payments without operations (the intents of DIRECT and hosted payments) inserted by one statement at most. */
 export const INTENT_BATCH_MAX = 16;
+/** Lookups by payId that one PostgreSQL statement answers at most (the bench's 32 connections fit in one). */
+export const LOOKUP_BATCH_MAX = 32;
 
 /** A data exception or integrity constraint violation (SQLSTATE class 22 or 23): the statement failed, nothing else. */
 const isStatementError = (error: unknown): boolean => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));
@@ -203,10 +205,17 @@ export class KyselyPaymentRepository implements PaymentRepository {
    * answers. SQLite's writer already commits concurrent units together (sqlite-group-commit.ts).
    */
   private readonly intents: DataLoader<Payment, 'OK' | 'TRANS_ID_IN_USE'> | undefined;
+  /**
+   * PostgreSQL, outside a transaction: the lookups by payId of concurrent requests are one statement (the same scheme
+   * as the intents and the credential reads; issue 12, session 15). Each batch is sent after all its callers asked, so
+   * a lookup still sees every change committed before it was made.
+   */
+  private readonly lookups: DataLoader<{ merchantId: string; payId: string }, Payment | undefined> | undefined;
 
   constructor(private readonly db: Kysely<Database>) {
     if (!db.isTransaction && !(db.getExecutor().adapter instanceof SqliteAdapter)) {
       this.intents = inFlightBatches((payments) => this.insertIntents(payments), INTENT_BATCH_MAX);
+      this.lookups = inFlightBatches((keys) => this.findByPayIds(keys), LOOKUP_BATCH_MAX);
     }
   }
 
@@ -364,11 +373,34 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async findByPayId(merchantId: string, payId: string): Promise<Payment | undefined> {
+    if (this.lookups !== undefined) return this.lookups.load({ merchantId, payId });
     const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () =>
       this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
     );
     const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
     return row && paymentWithOperations(row);
+  }
+
+  /**
+   * PostgreSQL: the payments of `keys` (each a merchant's payId) in one statement, through the primary key
+   * (`pay_id = any(…)`); a caller whose payId is another merchant's, or unknown, gets undefined, as findByPayId's
+   * `merchant_id = ? and pay_id = ?` answers it. The arrays are `bpchar[]` and `varchar[]`, the columns' own types, so
+   * the primary key's index serves the comparison and no value is cut to the column's length.
+   */
+  private async findByPayIds(keys: readonly { merchantId: string; payId: string }[]): Promise<(Payment | undefined)[]> {
+    const merchantIds = [...new Set(keys.map((k) => k.merchantId))];
+    const payIds = keys.map((k) => k.payId);
+    const query = shaped(this.db, 'payment.byPayIds', [merchantIds, payIds], () =>
+      this.selectWithOperations()
+        .where(sql<boolean>`merchant_id = any(${merchantIds}::varchar[])`)
+        .where(sql<boolean>`pay_id = any(${payIds}::bpchar[])`),
+    );
+    const rows = (await this.db.executeQuery(query)).rows as PaymentWithOperationsRow[];
+    const byPayId = new Map(rows.map((r) => [r.pay_id, r]));
+    return keys.map(({ merchantId, payId }) => {
+      const row = byPayId.get(payId);
+      return row !== undefined && row.merchant_id === merchantId ? paymentWithOperations(row) : undefined;
+    });
   }
 
   async findWaitingHostedCreatedBefore(before: Date, limit: number): Promise<Payment[]> {
