@@ -374,6 +374,11 @@ export class KyselyPaymentRepository implements PaymentRepository {
 
   async findByPayId(merchantId: string, payId: string): Promise<Payment | undefined> {
     if (this.lookups !== undefined) return this.lookups.load({ merchantId, payId });
+    return this.findOne(merchantId, payId);
+  }
+
+  /** One payment by `merchant_id = ? and pay_id = ?`. */
+  private async findOne(merchantId: string, payId: string): Promise<Payment | undefined> {
     const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () =>
       this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
     );
@@ -385,9 +390,12 @@ export class KyselyPaymentRepository implements PaymentRepository {
    * PostgreSQL: the payments of `keys` (each a merchant's payId) in one statement, through the primary key
    * (`pay_id = any(…)`); a caller whose payId is another merchant's, or unknown, gets undefined, as findByPayId's
    * `merchant_id = ? and pay_id = ?` answers it. The arrays are `bpchar[]` and `varchar[]`, the columns' own types, so
-   * the primary key's index serves the comparison and no value is cut to the column's length.
+   * the primary key's index serves the comparison and no value is cut to the column's length. A statement that fails
+   * on a value (SQLSTATE class 22 or 23) is retried key by key, so one caller's bad value fails that caller alone.
    */
-  private async findByPayIds(keys: readonly { merchantId: string; payId: string }[]): Promise<(Payment | undefined)[]> {
+  private async findByPayIds(
+    keys: readonly { merchantId: string; payId: string }[],
+  ): Promise<(Payment | undefined | Error)[]> {
     const merchantIds = [...new Set(keys.map((k) => k.merchantId))];
     const payIds = keys.map((k) => k.payId);
     const query = shaped(this.db, 'payment.byPayIds', [merchantIds, payIds], () =>
@@ -395,7 +403,18 @@ export class KyselyPaymentRepository implements PaymentRepository {
         .where(sql<boolean>`merchant_id = any(${merchantIds}::varchar[])`)
         .where(sql<boolean>`pay_id = any(${payIds}::bpchar[])`),
     );
-    const rows = (await this.db.executeQuery(query)).rows as PaymentWithOperationsRow[];
+    let rows: PaymentWithOperationsRow[];
+    try {
+      rows = (await this.db.executeQuery(query)).rows as PaymentWithOperationsRow[];
+    } catch (error) {
+      if (!isStatementError(error) || keys.length === 1) throw error;
+      // A value broke the statement (a data exception, e.g. a NUL byte): each is read alone, so it fails its caller only.
+      return Promise.all(
+        keys.map(({ merchantId, payId }) =>
+          this.findOne(merchantId, payId).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+        ),
+      );
+    }
     const byPayId = new Map(rows.map((r) => [r.pay_id, r]));
     return keys.map(({ merchantId, payId }) => {
       const row = byPayId.get(payId);

@@ -139,6 +139,24 @@ describe.runIf(DIALECTS.includes('postgres'))('lookups by payId on PostgreSQL', 
     expect(statements).toBe(2); // the two that asked meanwhile shared the second statement
   });
 
+  it('a value that breaks the statement fails its own lookup only: the others of its batch are answered', async () => {
+    const payment = authorized(merchantId);
+    await repository.insert(payment);
+    const queries = spyOnStatements();
+    const answers = await Promise.allSettled([
+      repository.findByPayId(merchantId, payment.payId),
+      repository.findByPayId(merchantId, `${payment.payId.slice(0, 31)}\u0000`), // PostgreSQL refuses a NUL byte
+      repository.findByPayId(merchantId, payment.payId),
+    ]);
+    const sent = queries.texts();
+    queries.restore();
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({ code: '22021' });
+    expect((answers[0] as PromiseFulfilledResult<Payment | undefined>).value?.payId).toBe(payment.payId);
+    expect((answers[2] as PromiseFulfilledResult<Payment | undefined>).value?.payId).toBe(payment.payId);
+    expect(lookupStatements(sent)).toHaveLength(4); // the batch, then each of its three alone
+  });
+
   it('sends at most LOOKUP_BATCH_MAX lookups a statement', async () => {
     const payment = authorized(merchantId);
     await repository.insert(payment);
