@@ -4,43 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Payment } from '../../src/domain/payments/payment.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyPaymentRepository, LOOKUP_BATCH_MAX } from '../../src/storage/payment-repository.kysely.js';
+import { paymentFixture } from '../domain/payments/payment-fixture.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import { insertMerchantRow } from '../helpers/merchant-rows.js';
 import { spyOnStatements } from '../helpers/pg-queries.js';
 
-/** An authorized DIRECT payment with its AUTHORIZATION operation. */
+/** An authorized DIRECT payment of `merchantId` (payment-fixture.ts) under fresh ids, with its AUTHORIZATION. */
 function authorized(merchantId: string): Payment {
-  const now = new Date();
-  return {
+  const p = paymentFixture({
     payId: randomUUID().replaceAll('-', ''),
     merchantId,
     transId: `t-${randomUUID().slice(0, 12)}`,
-    status: 'AUTHORIZED',
-    responseCode: '00000000',
-    currency: 'DKK',
     value: 12_500,
-    capturedValue: 0,
-    refundedValue: 0,
-    surcharge: { status: 'NOT_OFFERED', reason: 'DIRECT_INTEGRATION', value: 0 },
-    surchargeCapturedValue: 0,
-    surchargeRefundedValue: 0,
-    captureMethod: 'MANUAL',
-    integrationType: 'DIRECT',
-    channel: 'ECOM',
-    operations: [
-      {
-        xId: randomUUID().replaceAll('-', ''),
-        type: 'AUTHORIZATION',
-        value: 12_500,
-        surchargeValue: 0,
-        status: 'OK',
-        responseCode: '00000000',
-        creationDate: now,
-      },
-    ],
-    creationDate: now,
-    updatedAt: now,
-  };
+  });
+  return { ...p, operations: p.operations.map((op) => ({ ...op, xId: randomUUID().replaceAll('-', '') })) };
 }
 
 const lookupStatements = (texts: string[]) => texts.filter((t) => /^select "payment"\.\*/.test(t));
