@@ -8,7 +8,8 @@
  * profile under bench/profiles/) and loads it from this process with autocannon over loopback HTTPS:
  * 1. the baseline: a bare Fastify HTTPS server (Kassa's TLS settings) answering a small JSON POST;
  * 2. per database (SQLite in a temp file; PostgreSQL in a database created for the run and dropped after it):
- *    DIRECT payment creation (frictionless 3-D Secure, AUTOMATIC capture, Basic auth), GET getByPayId, and HOSTED
+ *    DIRECT payment creation (frictionless 3-D Secure, AUTOMATIC capture, Basic auth), GET getByPayId (each request
+ *    another of 1,000 payments the server created at its start, bench/kassa-server.ts), and HOSTED
  *    session creation; with `--preload N` the database is then filled with N payments and their operations and
  *    notifications (bench/preload.ts) and the same phases run again on a fresh server;
  * 3. notification delivery (outbox → signed POST to a loopback receiver, bench/notifications.bench.ts).
@@ -150,7 +151,18 @@ async function start(script: string, name: string, argv: string[] = [], env: Rec
   } satisfies Child;
 }
 
-type Load = { method: 'GET' | 'POST'; path: string; body?: () => string; headers?: Record<string, string> };
+/** What a phase sends: `path`, or, when `paths` is given, each of them in turn (one request each, round robin). */
+type Load = {
+  method: 'GET' | 'POST';
+  path: string;
+  paths?: readonly string[];
+  body?: () => string;
+  headers?: Record<string, string>;
+};
+
+let turn = 0;
+/** The next of `paths`, round robin across all connections. */
+const nextOf = (paths: readonly string[]): string => paths[turn++ % paths.length] ?? '';
 
 async function load(url: string, l: Load, seconds: number): Promise<autocannon.Result> {
   return autocannon({
@@ -162,6 +174,7 @@ async function load(url: string, l: Load, seconds: number): Promise<autocannon.R
         method: l.method,
         headers: { ...(l.body && { 'content-type': 'application/json' }), ...l.headers },
         ...(l.body && { setupRequest: (req: autocannon.Request) => ({ ...req, body: l.body?.() }) }),
+        ...(l.paths && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextOf(l.paths ?? []) }) }),
       },
     ],
   });
@@ -232,6 +245,7 @@ async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, s
       await phase(child, SCENARIO.lookup, dialect, preloaded, {
         method: 'GET',
         path: `/api/v1/payments/getByPayId/${String(child.ready.payId)}`,
+        paths: (child.ready.payIds as string[]).map((payId) => `/api/v1/payments/getByPayId/${payId}`),
         headers: { authorization },
       });
     if (PHASES.has('hosted'))
