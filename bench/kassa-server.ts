@@ -2,8 +2,8 @@
  * A real Kassa (HTTPS, the given database) as a child process of bench/run.ts, as `kassa serve` builds it.
  *
  * env: KASSA_DATA_DIR (with the run's certificate files), DATABASE_URL, KASSA_TLS_CERT/KEY. On start it creates the
- * merchant `bench` (or issues it a new API key when a previous server of this run created it) and 1,000 payments, and
- * sends `{ ready: { url, authorization, payId, payIds } }` (payId: the first of payIds) over IPC (see child-protocol.ts); on SQLite its `stats` answers
+ * merchant `bench` (or issues it a new API key when a previous server of this run created it) and one payment, and
+ * sends `{ ready: { url, authorization, payId } }` over IPC (see child-protocol.ts); on SQLite its `stats` answers
  * carry the group commit's COMMIT durations since the previous answer.
  */
 import { Agent, fetch } from 'undici';
@@ -30,32 +30,19 @@ const url = `https://127.0.0.1:${port}`;
 
 const authorization = await benchMerchantAuthorization(kassa.services.merchants);
 
-// LOOKUP_PAYMENTS payments through the API (32 at a time), so the lookup phase reads real ones, a different one each
-// request as merchants do (a single payId read over and over would let concurrent reads share one row), and the
-// first requests warm the path.
-const LOOKUP_PAYMENTS = 1_000;
-const dispatcher = new Agent({ connect: { rejectUnauthorized: false } }); // the run's self-signed certificate
-const payIds: string[] = [];
-const create = async (): Promise<void> => {
-  while (payIds.length < LOOKUP_PAYMENTS) {
-    const n = payIds.push('');
-    const response = await fetch(`${url}/api/v1/payments`, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/json' },
-      body: directPaymentBody(`bench-first-${process.pid}-${n}`),
-      dispatcher,
-    });
-    if (response.status !== 201) throw new Error(`payment ${n}: HTTP ${response.status} ${await response.text()}`);
-    payIds[n - 1] = ((await response.json()) as { payId: string }).payId;
-  }
-};
-await Promise.all(Array.from({ length: 32 }, create));
-await dispatcher.close();
-const [payId] = payIds;
+// One payment through the API, so the lookup phase reads a real one (and the first request warms the path).
+const response = await fetch(`${url}/api/v1/payments`, {
+  method: 'POST',
+  headers: { authorization, 'content-type': 'application/json' },
+  body: directPaymentBody(`bench-first-${process.pid}`),
+  dispatcher: new Agent({ connect: { rejectUnauthorized: false } }), // the run's self-signed certificate
+});
+if (response.status !== 201) throw new Error(`first payment: HTTP ${response.status} ${await response.text()}`);
+const { payId } = (await response.json()) as { payId: string };
 
 const groupCommit = kassa.db.groupCommit;
 serveBenchChild(
-  { url, authorization, payId, payIds, dialect: config.database.dialect },
+  { url, authorization, payId, dialect: config.database.dialect },
   () => kassa.close(),
   () => (groupCommit ? takeCommitFigures(groupCommit.commitDurations) : undefined),
 );

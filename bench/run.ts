@@ -9,7 +9,7 @@
  * 1. the baseline: a bare Fastify HTTPS server (Kassa's TLS settings) answering a small JSON POST;
  * 2. per database (SQLite in a temp file; PostgreSQL in a database created for the run and dropped after it):
  *    DIRECT payment creation (frictionless 3-D Secure, AUTOMATIC capture, Basic auth), GET getByPayId (each request
- *    another of 1,000 payments the server created at its start, bench/kassa-server.ts), and HOSTED
+ *    another of LOOKUP_PAYMENTS payments this process creates through the API first, as merchants read many), and HOSTED
  *    session creation; with `--preload N` the database is then filled with N payments and their operations and
  *    notifications (bench/preload.ts) and the same phases run again on a fresh server;
  * 3. notification delivery (outbox → signed POST to a loopback receiver, bench/notifications.bench.ts).
@@ -42,12 +42,17 @@ import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
-import { directPaymentBody, sessionBody } from './workload.js';
+import { createPayments, directPaymentBody, sessionBody } from './workload.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/**
+ * How many payments the lookup phase reads, each request the next (a single payId read over and over would let
+ * PostgreSQL's batched lookups share one row among their callers, which merchants reading their own payments do not).
+ */
+const LOOKUP_PAYMENTS = 1_000;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const { values: args } = parseArgs({
@@ -241,13 +246,21 @@ async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, s
         headers: { authorization },
         body: () => directPaymentBody(nextTransId()),
       });
-    if (PHASES.has('lookup'))
+    if (PHASES.has('lookup')) {
+      const url = String(child.ready.url);
+      const payIds = await createPayments(
+        url,
+        authorization,
+        LOOKUP_PAYMENTS,
+        `bench-lookup-${process.pid}-${preloaded}`,
+      );
       await phase(child, SCENARIO.lookup, dialect, preloaded, {
         method: 'GET',
         path: `/api/v1/payments/getByPayId/${String(child.ready.payId)}`,
-        paths: (child.ready.payIds as string[]).map((payId) => `/api/v1/payments/getByPayId/${payId}`),
+        paths: payIds.map((payId) => `/api/v1/payments/getByPayId/${payId}`),
         headers: { authorization },
       });
+    }
     if (PHASES.has('hosted'))
       await phase(child, SCENARIO.hosted, dialect, preloaded, {
         method: 'POST',

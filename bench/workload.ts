@@ -1,4 +1,5 @@
 /** The requests the benchmark sends, and the merchant that sends them. */
+import { Agent, fetch } from 'undici';
 import { KassaError } from '../src/domain/errors/error-catalogue.js';
 import type { MerchantService } from '../src/domain/merchants/merchant-service.js';
 import { luhnCheckDigit } from '../src/domain/payments/card-checks.js';
@@ -50,4 +51,40 @@ export function sessionBody(transId: string): string {
     amount: { value: 12_500, currency: 'DKK' },
     urls: { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel' },
   });
+}
+
+/**
+ * Creates `count` DIRECT payments through the API of the Kassa at `url`, `concurrency` at a time, from this process
+ * (the bench runner, not the server, whose peak RSS the bench reports). @returns their payIds, in no order.
+ * @throws Error on an answer other than 201.
+ */
+export async function createPayments(
+  url: string,
+  authorization: string,
+  count: number,
+  transIdPrefix: string,
+  concurrency = 32,
+): Promise<string[]> {
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } }); // the run's self-signed certificate
+  const payIds: string[] = [];
+  let started = 0;
+  const worker = async (): Promise<void> => {
+    while (started < count) {
+      const n = started++;
+      const response = await fetch(`${url}/api/v1/payments`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: directPaymentBody(`${transIdPrefix}-${n}`),
+        dispatcher,
+      });
+      if (response.status !== 201) throw new Error(`payment ${n}: HTTP ${response.status} ${await response.text()}`);
+      payIds.push(((await response.json()) as { payId: string }).payId);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await dispatcher.close();
+  }
+  return payIds;
 }
