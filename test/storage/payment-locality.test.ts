@@ -27,6 +27,16 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
   let first: { payId: string; compiled: string[]; read: Payment; log: NotificationRecord[] };
 
   /** A MANUAL payment, captured in two parts and refunded once: operations from the result write and from follow-ups. */
+  /** The stored payment's `created_at`, read back. */
+  const storedCreatedAt = async (payId: string): Promise<string> =>
+    (
+      await h.database.db.kysely
+        .selectFrom('payment')
+        .select('created_at')
+        .where('pay_id', '=', payId)
+        .executeTakeFirstOrThrow()
+    ).created_at;
+
   async function paymentWithFollowUps(transId: string) {
     const p = await h.services.payments.createDirectPayment(
       merchant,
@@ -71,11 +81,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
   it("every operation and notification row of a payment carries the payment's created_at", async () => {
     const p = first;
     const kysely = h.database.db.kysely;
-    const payment = await kysely
-      .selectFrom('payment')
-      .select('created_at')
-      .where('pay_id', '=', p.payId)
-      .executeTakeFirstOrThrow();
+    const createdAt = await storedCreatedAt(p.payId);
     const ops = await kysely
       .selectFrom('payment_operation')
       .select(['type', 'seq', 'payment_created_at'])
@@ -89,14 +95,14 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
       ['REFUND', 4],
       ['REFUND', 5],
     ]);
-    expect(new Set(ops.map((o) => o.payment_created_at))).toEqual(new Set([payment.created_at]));
+    expect(new Set(ops.map((o) => o.payment_created_at))).toEqual(new Set([createdAt]));
     const notifications = await kysely
       .selectFrom('notification')
       .select(['type', 'payment_created_at'])
       .where('pay_id', '=', p.payId)
       .execute();
     expect(notifications.length).toBeGreaterThanOrEqual(4); // authentication, authorized, captured ×2, refunded
-    expect(new Set(notifications.map((n) => n.payment_created_at))).toEqual(new Set([payment.created_at]));
+    expect(new Set(notifications.map((n) => n.payment_created_at))).toEqual(new Set([createdAt]));
 
     expect(p.read.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE', 'CAPTURE', 'REFUND', 'REFUND']);
     expect(p.log.map((n) => n.type).sort()).toEqual(notifications.map((n) => n.type).sort());
@@ -108,11 +114,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     const b = await paymentWithFollowUps('loc-3');
     // Give b a's creation time: rows of both now share the index's first column.
     const kysely = h.database.db.kysely;
-    const { created_at } = await kysely
-      .selectFrom('payment')
-      .select('created_at')
-      .where('pay_id', '=', a.payId)
-      .executeTakeFirstOrThrow();
+    const created_at = await storedCreatedAt(a.payId);
     await kysely.updateTable('payment').set({ created_at }).where('pay_id', '=', b.payId).execute();
     await kysely
       .updateTable('payment_operation')
@@ -135,11 +137,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     expect(down.results?.map((r) => r.migrationName)).toEqual(['2026-11-26-0001-payment-locality']);
     expect(await migrateToLatest(db)).toEqual(['2026-11-26-0001-payment-locality']);
 
-    const { created_at } = await db.kysely
-      .selectFrom('payment')
-      .select('created_at')
-      .where('pay_id', '=', p.payId)
-      .executeTakeFirstOrThrow();
+    const created_at = await storedCreatedAt(p.payId);
     const filled = async (table: 'payment_operation' | 'notification') =>
       (await db.kysely.selectFrom(table).select('payment_created_at').where('pay_id', '=', p.payId).execute()).map(
         (r) => r.payment_created_at,
@@ -168,11 +166,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     await notification(`msg_old_${p.payId}`, p.payId);
     await notification(`msg_none_${p.payId}`, null);
 
-    const { created_at } = await kysely
-      .selectFrom('payment')
-      .select('created_at')
-      .where('pay_id', '=', p.payId)
-      .executeTakeFirstOrThrow();
+    const created_at = await storedCreatedAt(p.payId);
     const op = await kysely
       .selectFrom('payment_operation')
       .select('payment_created_at')
