@@ -6,12 +6,11 @@
  * sends `{ ready: { url, authorization, payId } }` over IPC (see child-protocol.ts); on SQLite its `stats` answers
  * carry the group commit's COMMIT durations since the previous answer.
  */
-import { Agent, fetch } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { limitHeapGrowth } from '../src/server/heap.js';
 import { serveBenchChild, takeCommitFigures } from './child-protocol.js';
-import { benchMerchantAuthorization, directPaymentBody } from './workload.js';
+import { benchMerchantAuthorization, createPayments } from './workload.js';
 
 // Load shedding off: the benchmark measures what the server completes; a shared machine would otherwise get 503s.
 const config = loadConfig({
@@ -30,15 +29,8 @@ const url = `https://127.0.0.1:${port}`;
 
 const authorization = await benchMerchantAuthorization(kassa.services.merchants);
 
-// One payment through the API, so the lookup phase reads a real one (and the first request warms the path).
-const response = await fetch(`${url}/api/v1/payments`, {
-  method: 'POST',
-  headers: { authorization, 'content-type': 'application/json' },
-  body: directPaymentBody(`bench-first-${process.pid}`),
-  dispatcher: new Agent({ connect: { rejectUnauthorized: false } }), // the run's self-signed certificate
-});
-if (response.status !== 201) throw new Error(`first payment: HTTP ${response.status} ${await response.text()}`);
-const { payId } = (await response.json()) as { payId: string };
+// One payment through the API: the preload copies it, `npm run bench:instructions` reads it, and it warms the path.
+const [payId] = await createPayments(url, authorization, 1, `bench-first-${process.pid}`, 1);
 
 const groupCommit = kassa.db.groupCommit;
 serveBenchChild(

@@ -178,8 +178,13 @@ async function load(url: string, l: Load, seconds: number): Promise<autocannon.R
       {
         method: l.method,
         headers: { ...(l.body && { 'content-type': 'application/json' }), ...l.headers },
-        ...(l.body && { setupRequest: (req: autocannon.Request) => ({ ...req, body: l.body?.() }) }),
-        ...(l.paths && { setupRequest: (req: autocannon.Request) => ({ ...req, path: nextOf(l.paths ?? []) }) }),
+        ...((l.body || l.paths) && {
+          setupRequest: (req: autocannon.Request) => ({
+            ...req,
+            ...(l.body && { body: l.body() }),
+            ...(l.paths && { path: nextOf(l.paths) }),
+          }),
+        }),
       },
     ],
   });

@@ -54,8 +54,9 @@ export function sessionBody(transId: string): string {
 }
 
 /**
- * Creates `count` DIRECT payments through the API of the Kassa at `url`, `concurrency` at a time, from this process
- * (the bench runner, not the server, whose peak RSS the bench reports). @returns their payIds, in no order.
+ * Creates `count` DIRECT payments through the API of the Kassa at `url`, `concurrency` at a time, from the calling
+ * process (the lookup phase's 1,000 from the bench runner: 32 client connections inside the server raised the peak
+ * RSS the bench reports). @returns their payIds, in no order.
  * @throws Error on an answer other than 201.
  */
 export async function createPayments(
