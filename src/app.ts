@@ -461,23 +461,28 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   );
   // Graceful shutdown (server/lifecycle.ts): registered first, so a request arriving while closing touches nothing.
   const lifecycle = trackRequests(app);
-  app.addHook('onRequest', async (request, reply) => {
+  // The synchronous hooks are callback hooks: an async one costs a promise and a microtask per request (issue 12).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (
       config.tls.mode === 'proxy' &&
       request.headers['x-forwarded-proto'] !== 'https' &&
       !request.url.startsWith('/healthz')
     ) {
-      await sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
+      // Answered: the request goes no further (a callback hook that sends does not call done).
+      sendProblem(request, reply, 'HTTPS_REQUIRED', 'plain HTTP is refused; connect over HTTPS');
+      return;
     }
+    done();
   });
   // After authentication (a route's onRequest hook), before the body is read: JSON APIs take application/json only.
   app.addHook('preParsing', requireJsonBodies(JSON_API_PREFIXES));
   app.addHook('preValidation', refuseNulCharacters);
   // Merchant API answers carry payment data (card summaries, amounts, customer data): no cache may keep them
   // (RFC 9111 §5.2.2.5; PCI DSS 3.2).
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (MERCHANT_API_PREFIXES.some((p) => request.url.startsWith(`${p}/`))) reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
   // JSON bodies nested deeper than any request shape are refused before anything walks them, and bodies naming a
   // member twice after parsing (http/hostile-input.ts); prototype poisoning is refused by Fastify's parser.

@@ -55,8 +55,9 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
   app.addHook('onListen', async () => delivery.start());
   app.addHook('onClose', async () => delivery.stop());
   // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (request.method === 'POST') delivery.wake();
+    done();
   });
 
   // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its

@@ -33,20 +33,26 @@ export interface Lifecycle {
 export function trackRequests(app: FastifyInstance): Lifecycle {
   const inFlight = new Set<string>();
   let closing = false;
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks: an async one costs a promise and a microtask per request (issue 12).
+  app.addHook('onRequest', (request, reply, done) => {
     if (closing) {
       reply.header('connection', 'close');
-      return sendProblem(request, reply, 'SERVICE_UNAVAILABLE', 'Kassa is shutting down; retry');
+      // Answered: the request goes no further (a callback hook that sends does not call done).
+      sendProblem(request, reply, 'SERVICE_UNAVAILABLE', 'Kassa is shutting down; retry');
+      return;
     }
     inFlight.add(request.id);
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     inFlight.delete(request.id);
     // While closing, the client must not reuse the connection: the server can only finish closing once it ends.
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     inFlight.delete(request.id);
+    done();
   });
   return {
     get closing() {

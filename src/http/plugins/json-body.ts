@@ -49,16 +49,23 @@ function hasBody(request: FastifyRequest): boolean {
  * at all — is answered 415 UNSUPPORTED_MEDIA_TYPE naming the media type, before it is parsed. It runs after
  * authentication (an `onRequest` hook), so an unauthenticated caller learns nothing about the route. Routes that take
  * forms (the OAuth token endpoint, RFC 6749 §4.4; the hosted pages) are outside these prefixes.
+ * A callback hook: an async one costs a promise and a microtask per request (issue 12).
  * @param prefixes URL prefixes of the JSON APIs (`/api/v1/`, …).
  */
 export function requireJsonBodies(prefixes: readonly string[]) {
-  return async function requireJsonBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (!hasBody(request) || !prefixes.some((p) => request.url.startsWith(p))) return;
+  return function requireJsonBody<P>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: P,
+    done: (error: null, payload: P) => void,
+  ): void {
+    if (!hasBody(request) || !prefixes.some((p) => request.url.startsWith(p))) return done(null, payload);
     const header = request.headers['content-type'];
     const mediaType = header?.split(';')[0]?.trim().toLowerCase();
-    if (mediaType === JSON_MEDIA_TYPE) return;
+    if (mediaType === JSON_MEDIA_TYPE) return done(null, payload);
     const named = mediaType ? `the media type ${mediaType}` : 'a body without Content-Type';
-    await sendProblem(request, reply, 'UNSUPPORTED_MEDIA_TYPE', `${named} is not accepted; send ${JSON_MEDIA_TYPE}`, [
+    // Answered: the request goes no further (a callback hook that sends does not call done).
+    sendProblem(request, reply, 'UNSUPPORTED_MEDIA_TYPE', `${named} is not accepted; send ${JSON_MEDIA_TYPE}`, [
       { field: 'content-type', message: `must be ${JSON_MEDIA_TYPE} (got ${mediaType ?? 'none'})` },
     ]);
   };
