@@ -28,7 +28,7 @@ import { Agent, request } from 'undici';
 import { readCallgrindDump } from './callgrind.js';
 import type { ChildMessage } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
-import { directPaymentBody } from './workload.js';
+import { createPayments, directPaymentBody, LOOKUP_PAYMENTS } from './workload.js';
 
 const CONNECTIONS = 8;
 const { values: args } = parseArgs({
@@ -96,11 +96,17 @@ async function measure(what: 'direct' | 'lookup'): Promise<void> {
       });
       child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`)));
     });
+    // Lookups read a different one of LOOKUP_PAYMENTS payments each request, as `npm run bench`'s lookup phase does
+    // (one payId read over and over kept caches warm that merchants reading their payments do not).
+    const payIds =
+      what === 'lookup'
+        ? await createPayments(ready.url, ready.authorization, LOOKUP_PAYMENTS, `instr-${process.pid}`, CONNECTIONS)
+        : [];
     let n = 0;
     const next = () =>
       what === 'direct'
         ? { method: 'POST' as const, path: '/api/v1/payments', body: directPaymentBody(`instr-${process.pid}-${n++}`) }
-        : { method: 'GET' as const, path: `/api/v1/payments/getByPayId/${ready.payId}` };
+        : { method: 'GET' as const, path: `/api/v1/payments/getByPayId/${payIds[n++ % payIds.length]}` };
     await send(warmup, next, ready, dispatcher);
     const pid = String(child.pid);
     execFileSync('callgrind_control', ['-i', 'on', pid], { stdio: 'ignore' });

@@ -42,17 +42,12 @@ import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
-import { createPayments, directPaymentBody, sessionBody } from './workload.js';
+import { createPayments, directPaymentBody, LOOKUP_PAYMENTS, sessionBody } from './workload.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-/**
- * How many payments the lookup phase reads, each request the next (a single payId read over and over would let
- * PostgreSQL's batched lookups share one row among their callers, which merchants reading their own payments do not).
- */
-const LOOKUP_PAYMENTS = 1_000;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const { values: args } = parseArgs({

@@ -54,6 +54,13 @@ export function sessionBody(transId: string): string {
 }
 
 /**
+ * How many payments the lookup phases read, each request the next (a single payId read over and over would let
+ * PostgreSQL's batched lookups share one row among their callers, and keep caches warm, which merchants reading their
+ * own payments do not).
+ */
+export const LOOKUP_PAYMENTS = 1_000;
+
+/**
  * Creates `count` DIRECT payments through the API of the Kassa at `url`, `concurrency` at a time, from the calling
  * process (the lookup phase's 1,000 from the bench runner: 32 client connections inside the server raised the peak
  * RSS the bench reports). @returns their payIds, in no order.
