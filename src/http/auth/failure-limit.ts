@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AttemptCounters } from '../../domain/ports/attempt-counters.js';
 
 /** Reads an attempt counter (AttemptCounters.count's arguments) and the credentials epoch in one statement. */
@@ -39,11 +39,12 @@ export class AuthFailureLimit {
     private readonly knownEpoch?: KnownEpochIfNoFailures,
   ) {}
 
-  /** A digest, not the raw id: a client id may hold any text (NUL, lone surrogates) that no store should see. */
+  /**
+   * A digest, not the raw id: a client id may hold any text (NUL, lone surrogates) that no store should see
+   * (crypto.hash: one call per request, a third of createHash's time).
+   */
   private key(scope: string, clientId: string, ip: string): string {
-    return `authfail:${createHash('sha256')
-      .update(JSON.stringify([scope, clientId, ip]))
-      .digest('base64url')}`;
+    return `authfail:${hash('sha256', JSON.stringify([scope, clientId, ip]), 'base64url')}`;
   }
 
   /**
