@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendProblem } from '../http/problem.js';
 
 /** How long `drain()` waits for requests still being handled, in milliseconds. */
@@ -31,7 +31,8 @@ export interface Lifecycle {
  * kept-alive connection gets 503 and `connection: close`, never the database.
  */
 export function trackRequests(app: FastifyInstance): Lifecycle {
-  const inFlight = new Set<string>();
+  // The requests themselves, not their ids: a Set of objects hashes by identity, a Set of strings hashes each new id.
+  const inFlight = new Set<FastifyRequest>();
   let closing = false;
   // Callback hooks: an async one costs a promise and a microtask per request (issue 12).
   app.addHook('onRequest', (request, reply, done) => {
@@ -41,17 +42,17 @@ export function trackRequests(app: FastifyInstance): Lifecycle {
       sendProblem(request, reply, 'SERVICE_UNAVAILABLE', 'Kassa is shutting down; retry');
       return;
     }
-    inFlight.add(request.id);
+    inFlight.add(request);
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    inFlight.delete(request.id);
+    inFlight.delete(request);
     // While closing, the client must not reuse the connection: the server can only finish closing once it ends.
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
   app.addHook('onResponse', (request, _reply, done) => {
-    inFlight.delete(request.id);
+    inFlight.delete(request);
     done();
   });
   return {

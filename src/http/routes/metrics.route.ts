@@ -92,10 +92,32 @@ export class KassaMetrics {
     });
   }
 
-  /** Records an answered request. `route` is the route pattern (never the raw URL: ids would explode the labels). */
+  /**
+   * The request counter and duration histogram bound to each (method, route, status) seen: prom-client hashes a
+   * label object on every `inc` and `observe` (issue 12: ~1 % of a lookup); bound once, a request only counts. As
+   * many entries as the labels' own series (routes are patterns, statuses few).
+   */
+  private readonly requestSeries = new Map<
+    string,
+    { count: { inc(): void }; duration: { observe(seconds: number): void } }
+  >();
+
+  /**
+   * Records an answered request. `route` is the route pattern (never the raw URL: ids would explode the labels);
+   * `seconds` its duration.
+   */
   request(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.duration.observe({ method, route }, seconds);
+    const key = `${method} ${status} ${route}`;
+    let series = this.requestSeries.get(key);
+    if (series === undefined) {
+      series = {
+        count: this.requests.labels({ method, route, status: String(status) }),
+        duration: this.duration.labels({ method, route }),
+      };
+      this.requestSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
   }
 
   /** Records a payment whose authorization outcome is final. */
