@@ -30,7 +30,10 @@ function nulPath(value: unknown, root: string): string | undefined {
  */
 export function refuseNulCharacters(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   const field = nulPath(request.params, '') ?? nulPath(request.query, '') ?? nulPath(request.body, '');
-  if (field === undefined) return done();
+  if (field === undefined) {
+    done();
+    return;
+  }
   const errors: FieldError[] = [{ field: field || 'body', message: 'must not contain NUL characters' }];
   // Answered: the request goes no further (a callback hook that sends does not call done).
   sendProblem(request, reply, 'VALIDATION_FAILED', 'text must not contain NUL characters', errors);

@@ -37,6 +37,11 @@ export function duplicateMemberPath(text: string): string | undefined {
 /** Media types a JSON route takes: `application/json` (parameters such as `charset=utf-8` allowed). */
 const JSON_MEDIA_TYPE = 'application/json';
 
+/** The Content-Type's media type, lowercase, without parameters; undefined without the header. */
+function mediaTypeOf(request: FastifyRequest): string | undefined {
+  return request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+}
+
 /** Whether a request carries a body (RFC 9112 §6.3: a Content-Length above 0, or a Transfer-Encoding). */
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
@@ -59,10 +64,11 @@ export function requireJsonBodies(prefixes: readonly string[]) {
     payload: P,
     done: (error: null, payload: P) => void,
   ): void {
-    if (!hasBody(request) || !prefixes.some((p) => request.url.startsWith(p))) return done(null, payload);
-    const header = request.headers['content-type'];
-    const mediaType = header?.split(';')[0]?.trim().toLowerCase();
-    if (mediaType === JSON_MEDIA_TYPE) return done(null, payload);
+    const mediaType = hasBody(request) && prefixes.some((p) => request.url.startsWith(p)) && mediaTypeOf(request);
+    if (mediaType === false || mediaType === JSON_MEDIA_TYPE) {
+      done(null, payload);
+      return;
+    }
     const named = mediaType ? `the media type ${mediaType}` : 'a body without Content-Type';
     // Answered: the request goes no further (a callback hook that sends does not call done).
     sendProblem(request, reply, 'UNSUPPORTED_MEDIA_TYPE', `${named} is not accepted; send ${JSON_MEDIA_TYPE}`, [
