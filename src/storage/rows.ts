@@ -1,9 +1,9 @@
-import { isoTime, parseIsoTime } from '../domain/ports/clock.js';
+import { isoTime } from '../domain/ports/clock.js';
 
 /** ISO 8601 text of a Date, as stored in every time column. */
 export const toDbTime = (d: Date): string => isoTime(d);
-/** Parses a time column (parseIsoTime: its text is kept for isoTime, which answers it again). */
-export const fromDbTime = (s: string): Date => parseIsoTime(s);
+/** Parses a time column. */
+export const fromDbTime = (s: string): Date => new Date(s);
 /** JSON column writer: undefined → NULL. */
 export const toJson = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
 /** JSON column reader: NULL → undefined. */
