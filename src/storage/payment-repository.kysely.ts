@@ -395,8 +395,8 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   /**
-   * PostgreSQL: the payments of `keys` (each a merchant's payId) in one statement, through the primary key
-   * (`pay_id = any(…)`); a caller whose payId is another merchant's, or unknown, gets undefined, as findByPayId's
+   * PostgreSQL: the payments of `keys` (each a merchant's payId) in one statement, one primary-key probe per distinct
+   * payId; a caller whose payId is another merchant's, or unknown, gets undefined, as findByPayId's
    * `merchant_id = ? and pay_id = ?` answers it. The array is `bpchar[]`, the column's own type, so the primary key's
    * index serves the comparison and no value is cut to the column's length. A statement that fails on a value
    * (SQLSTATE class 22 or 23) is retried key by key, so one caller's bad value fails that caller alone.

@@ -64,8 +64,9 @@ export function requireJsonBodies(prefixes: readonly string[]) {
     payload: P,
     done: (error: null, payload: P) => void,
   ): void {
-    const mediaType = hasBody(request) && prefixes.some((p) => request.url.startsWith(p)) && mediaTypeOf(request);
-    if (mediaType === false || mediaType === JSON_MEDIA_TYPE) {
+    const checked = hasBody(request) && prefixes.some((p) => request.url.startsWith(p));
+    const mediaType = checked ? mediaTypeOf(request) : undefined;
+    if (!checked || mediaType === JSON_MEDIA_TYPE) {
       done(null, payload);
       return;
     }
