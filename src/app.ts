@@ -62,6 +62,7 @@ import {
   SimulatorDirectoryServer,
   type SimulatorDirectoryServerOptions,
 } from './integrations/threeds-simulator/simulator-directory-server.js';
+import { DueNotifications } from './notifications/due-notifications.js';
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
@@ -235,13 +236,15 @@ export function buildServices(
     Pick<FollowUpServiceDeps, 'onUnknownOutcome'> & {
       /** After an API key or merchant change made through this node (MerchantService's `credentialsChanged`). */
       onCredentialsChanged?: () => Promise<void>;
+      /** For every notification write that makes one due for delivery (notifications/due-notifications.ts). */
+      onNotificationDue?: () => void;
     } = {},
   cardTesting: { velocity?: CardVelocityGuard; onRefused?: (reason: CardTestingRefusal) => void } = {},
 ): Services {
-  const { onCredentialsChanged, ...paymentHooks } = hooks;
+  const { onCredentialsChanged, onNotificationDue, ...paymentHooks } = hooks;
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
-  const store: Store = new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey));
+  const store: Store = new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey), { onNotificationDue });
   const bins = overrides.bins ?? CsvBinTable.fromFile(config.binFile);
   const directoryServer =
     overrides.directoryServer ??
@@ -416,6 +419,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await authListener.start();
     app.addHook('onClose', () => authListener.close());
   }
+  const dueNotifications = new DueNotifications();
   const services = buildServices(
     config,
     db,
@@ -436,6 +440,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       onUnknownOutcome: (xId, step, error) =>
         app.log.warn({ xId, step, err: error }, 'follow-up left PENDING; the recovery sweep completes it'),
       onCredentialsChanged: async () => authListener?.refresh(),
+      onNotificationDue: () => dueNotifications.madeDue(),
     },
     { velocity: cardVelocity, onRefused: (reason) => metrics?.cardTestingRefused(reason) },
   );
@@ -583,6 +588,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     hosted: services.hosted,
     storedCards: services.storedCards,
     notificationRepository: new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey)).notifications,
+    dueNotifications,
     clock,
     notificationRetentionDays: config.notificationRetentionDays,
     notifications: {

@@ -6,11 +6,19 @@ import type { HostedPaymentService } from '../domain/payments/hosted-payment-ser
 import type { PaymentService } from '../domain/payments/payment-service.js';
 import type { Clock } from '../domain/ports/clock.js';
 import type { NotificationRepository } from '../domain/ports/store.js';
+import type { DueNotifications } from '../notifications/due-notifications.js';
 import {
   createNotificationDelivery,
   type NotificationDeliverySettings,
 } from '../notifications/notification-delivery.js';
 import { pruneFinishedNotifications } from '../notifications/notification-retention.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** DueNotifications.count when a POST arrived (-1 for other methods); set by registerBackgroundJobs. */
+    dueNotificationsAtStart: number;
+  }
+}
 
 /** How often every node looks for 3-D Secure authentications and hosted card steps abandoned past their link's lifetime. */
 export const EXPIRY_SWEEP_MS = 60_000; // 1 min
@@ -29,6 +37,11 @@ export interface BackgroundJobsDeps {
   /** The card vault's key sweep (finishes re-encryption after `kassa keys rotate`, retires unused keys). */
   storedCards?: Pick<StoredCardService, 'maintainKeys'>;
   notificationRepository: NotificationRepository;
+  /**
+   * This process's count of notifications made due (the one its store reports to): a POST wakes the dispatcher only
+   * when it moved while the POST was handled. Without it every POST wakes the dispatcher.
+   */
+  dueNotifications?: DueNotifications;
   clock: Clock;
   /** Days finished notifications are kept (KASSA_NOTIFICATION_RETENTION_DAYS); undefined: never pruned. */
   notificationRetentionDays?: number;
@@ -54,11 +67,26 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
   const delivery = createNotificationDelivery(deps.notificationRepository, deps.clock, settings, app.log);
   app.addHook('onListen', async () => delivery.start());
   app.addHook('onClose', async () => delivery.stop());
-  // A POST may have committed events: look now instead of at the next poll (other nodes find them by polling).
-  app.addHook('onResponse', (request, _reply, done) => {
-    if (request.method === 'POST') delivery.wake();
-    done();
-  });
+  // A POST that made notifications due has committed them when it answers: look now instead of at the next poll
+  // (other nodes find them by polling). Only a POST during which the count of due notifications moved wakes the
+  // dispatcher (its own writes or a concurrent request's); the count is read when the POST arrives.
+  const due = deps.dueNotifications;
+  if (due === undefined) {
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.method === 'POST') delivery.wake();
+      done();
+    });
+  } else {
+    app.decorateRequest('dueNotificationsAtStart', -1);
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.method === 'POST') request.dueNotificationsAtStart = due.count;
+      done();
+    });
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.method === 'POST' && due.count !== request.dueNotificationsAtStart) delivery.wake();
+      done();
+    });
+  }
 
   // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its
   // vaulted card once links expire; finished authentications' 3-D Secure states are pruned a day later.

@@ -14,6 +14,13 @@ import { KyselySurchargeSettingsRepository } from './surcharge-settings-reposito
 import { KyselyThreeDSTransactionRepository } from './three-ds-transaction-repository.kysely.js';
 import type { WebhookSecretBox } from './webhook-secret-box.js';
 
+export interface KyselyStoreOptions {
+  /** Called for every notification write that makes one due for delivery, when it is queued. */
+  onNotificationDue?: () => void;
+  /** The store is one transaction's: a nested `transaction` joins it. */
+  inTransaction?: boolean;
+}
+
 /** The Store port over Kysely: the same repositories over the pool or over one transaction. */
 export class KyselyStore implements Store {
   readonly merchants: KyselyMerchantRepository;
@@ -28,20 +35,24 @@ export class KyselyStore implements Store {
   readonly followUpOperations: KyselyFollowUpOperationRepository;
   readonly pendingCards: KyselyPendingCardRepository;
 
-  /** `webhookSecrets` seals and opens the merchants' webhook secrets (storage/webhook-secret-box.ts). */
+  /**
+   * `webhookSecrets` seals and opens the merchants' webhook secrets (storage/webhook-secret-box.ts).
+   * `options.onNotificationDue` is called for every notification write that makes one due for delivery (an enqueue
+   * with a target URL, a requeue), when it is queued (notifications/due-notifications.ts).
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly webhookSecrets: WebhookSecretBox,
-    private readonly inTransaction = false,
+    private readonly options: KyselyStoreOptions = {},
   ) {
     this.merchants = new KyselyMerchantRepository(db, webhookSecrets);
     this.apiKeys = new KyselyApiKeyRepository(db);
     this.payments = new KyselyPaymentRepository(db);
     this.idempotency = new KyselyIdempotencyRepository(db);
-    this.outbox = new KyselyNotificationOutbox(db);
+    this.outbox = new KyselyNotificationOutbox(db, options.onNotificationDue);
     this.checkoutSessions = new KyselyCheckoutSessionRepository(db);
     this.threeDSTransactions = new KyselyThreeDSTransactionRepository(db);
-    this.notifications = new KyselyNotificationRepository(db, webhookSecrets);
+    this.notifications = new KyselyNotificationRepository(db, webhookSecrets, options.onNotificationDue);
     this.surchargeSettings = new KyselySurchargeSettingsRepository(db);
     this.followUpOperations = new KyselyFollowUpOperationRepository(db);
     this.pendingCards = new KyselyPendingCardRepository(db);
@@ -49,7 +60,9 @@ export class KyselyStore implements Store {
 
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     // Nested calls join the outer transaction instead of opening a second one.
-    if (this.inTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, this.webhookSecrets, true)));
+    if (this.options.inTransaction) return work(this);
+    return this.db
+      .transaction()
+      .execute((trx) => work(new KyselyStore(trx, this.webhookSecrets, { ...this.options, inTransaction: true })));
   }
 }

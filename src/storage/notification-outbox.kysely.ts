@@ -8,7 +8,11 @@ import { toDbTime } from './rows.js';
 
 /** Writes events into the `notification` table; the dispatcher (src/notifications/) delivers them. */
 export class KyselyNotificationOutbox implements NotificationOutbox {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `onDue` is called for every event enqueued with a target URL (PENDING), when its insert is queued. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly onDue?: () => void,
+  ) {}
 
   async enqueue(event: OutboxEvent): Promise<void> {
     const row = {
@@ -31,5 +35,6 @@ export class KyselyNotificationOutbox implements NotificationOutbox {
     );
     // Deferrable: inside a transaction on SQLite it rides along with the unit's next statement or end.
     await this.db.executeQuery(deferrable(query));
+    if (row.status === 'PENDING') this.onDue?.();
   }
 }

@@ -55,10 +55,14 @@ export class KyselyNotificationRepository implements NotificationRepository {
   private readonly db: Kysely<Database>;
   private readonly sqlite: boolean;
 
-  /** `secrets` opens the merchants' sealed webhook secrets for signing (issue 9, defect 4). */
+  /**
+   * `secrets` opens the merchants' sealed webhook secrets for signing (issue 9, defect 4); `onDue` is called for every
+   * notification a requeue makes due again (notifications/due-notifications.ts).
+   */
   constructor(
     db: Kysely<Database>,
     private readonly secrets: WebhookSecretBox,
+    private readonly onDue?: () => void,
   ) {
     this.db = db;
     this.sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
@@ -122,7 +126,9 @@ export class KyselyNotificationRepository implements NotificationRepository {
       .where('merchant_id', '=', merchantId)
       .where('id', '=', id)
       .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    const requeued = Number(r.numUpdatedRows) > 0;
+    if (requeued) this.onDue?.();
+    return requeued;
   }
 
   async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]> {
