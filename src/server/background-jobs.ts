@@ -71,22 +71,19 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
   // (other nodes find them by polling). Only a POST during which the count of due notifications moved wakes the
   // dispatcher (its own writes or a concurrent request's); the count is read when the POST arrives.
   const due = deps.dueNotifications;
-  if (due === undefined) {
-    app.addHook('onResponse', (request, _reply, done) => {
-      if (request.method === 'POST') delivery.wake();
-      done();
-    });
-  } else {
+  if (due !== undefined) {
     app.decorateRequest('dueNotificationsAtStart', -1);
     app.addHook('onRequest', (request, _reply, done) => {
       if (request.method === 'POST') request.dueNotificationsAtStart = due.count;
       done();
     });
-    app.addHook('onResponse', (request, _reply, done) => {
-      if (request.method === 'POST' && due.count !== request.dueNotificationsAtStart) delivery.wake();
-      done();
-    });
   }
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.method === 'POST' && (due === undefined || due.count !== request.dueNotificationsAtStart)) {
+      delivery.wake();
+    }
+    done();
+  });
 
   // Abandoned 3-D Secure (cardholder gone, no RReq) and abandoned hosted card steps: fail the payment and delete its
   // vaulted card once links expire; finished authentications' 3-D Secure states are pruned a day later.

@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NotificationRepository } from '../../src/domain/ports/store.js';
 import { DueNotifications } from '../../src/notifications/due-notifications.js';
@@ -48,6 +48,11 @@ describe('background jobs', () => {
 });
 
 describe('waking the outbox dispatcher after a POST', () => {
+  const apps: FastifyInstance[] = [];
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+
   /** A Fastify app with the background jobs (delivery on, polling hourly) and routes that make notifications due or not. */
   async function appWith(due: DueNotifications | undefined) {
     const claims: number[] = [];
@@ -58,6 +63,7 @@ describe('waking the outbox dispatcher after a POST', () => {
       },
     } as unknown as NotificationRepository;
     const app = Fastify();
+    apps.push(app);
     registerBackgroundJobs(app, {
       payments: { expireAbandonedAuthentications: async () => 0, pruneFinishedAuthentications: async () => 0 },
       hosted: { expireAbandonedHostedPayments: async () => 0 },
@@ -92,44 +98,32 @@ describe('waking the outbox dispatcher after a POST', () => {
 
   it('a POST that made no notification due claims nothing; one that did claims at once', async () => {
     const { app, claimsAfterStart } = await appWith(new DueNotifications());
-    try {
-      await app.inject({ method: 'POST', url: '/nothing-due' });
-      await app.inject({ method: 'GET', url: '/read' });
-      expect(await claimsAfterStart()).toBe(0);
-      await app.inject({ method: 'POST', url: '/due' });
-      expect(await claimsAfterStart()).toBe(1);
-      await app.inject({ method: 'POST', url: '/nothing-due' });
-      expect(await claimsAfterStart()).toBe(1);
-    } finally {
-      await app.close();
-    }
+    await app.inject({ method: 'POST', url: '/nothing-due' });
+    await app.inject({ method: 'GET', url: '/read' });
+    expect(await claimsAfterStart()).toBe(0);
+    await app.inject({ method: 'POST', url: '/due' });
+    expect(await claimsAfterStart()).toBe(1);
+    await app.inject({ method: 'POST', url: '/nothing-due' });
+    expect(await claimsAfterStart()).toBe(1);
   });
 
   it('a POST during which another request made a notification due claims when it answers', async () => {
     const { app, claimsAfterStart, release } = await appWith(new DueNotifications());
-    try {
-      const slow = app.inject({ method: 'POST', url: '/slow' });
-      await new Promise((r) => setTimeout(r, 20));
-      await app.inject({ method: 'POST', url: '/due' });
-      expect(await claimsAfterStart()).toBe(1);
-      release();
-      await slow;
-      expect(await claimsAfterStart()).toBe(2);
-    } finally {
-      await app.close();
-    }
+    const slow = app.inject({ method: 'POST', url: '/slow' });
+    await new Promise((r) => setTimeout(r, 20));
+    await app.inject({ method: 'POST', url: '/due' });
+    expect(await claimsAfterStart()).toBe(1);
+    release();
+    await slow;
+    expect(await claimsAfterStart()).toBe(2);
   });
 
   it('without a count of due notifications every POST claims', async () => {
     const { app, claimsAfterStart } = await appWith(undefined);
-    try {
-      await app.inject({ method: 'POST', url: '/nothing-due' });
-      expect(await claimsAfterStart()).toBe(1);
-      await app.inject({ method: 'GET', url: '/read' });
-      expect(await claimsAfterStart()).toBe(1);
-    } finally {
-      await app.close();
-    }
+    await app.inject({ method: 'POST', url: '/nothing-due' });
+    expect(await claimsAfterStart()).toBe(1);
+    await app.inject({ method: 'GET', url: '/read' });
+    expect(await claimsAfterStart()).toBe(1);
   });
 });
 
