@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { RecordableHistogram } from 'node:perf_hooks';
+import type { Server } from 'node:http';
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 
 /**
  * The IPC protocol between bench/run.ts and the server processes it forks: the child sends `{ ready }` once it
  * listens, answers `{ cmd: 'stats' }` with its peak resident set size (kB, peakRssKb), its current
- * memory use (`process.memoryUsage()`, bytes: where the RSS goes) and, on SQLite, its COMMITs since the previous
- * answer (CommitFigures), and on `{ cmd: 'stop' }` closes and exits (which writes its `--cpu-prof` profile, when
+ * memory use (`process.memoryUsage()`, bytes: where the RSS goes), the server-side durations of its answers since the
+ * previous answer (when it times them: timeAnswers) and, on SQLite, its COMMITs (CommitFigures), and on `{ cmd: 'stop' }` closes and exits (which writes its `--cpu-prof` profile, when
  * profiling).
  */
 export type ParentMessage = { cmd: 'stats' } | { cmd: 'stop' };
@@ -21,7 +22,17 @@ export type ChildMessage = { [K in keyof ChildAnswers]: Pick<ChildAnswers, K> }[
 export interface ChildStats {
   maxRssKb: number;
   memory: NodeJS.MemoryUsage;
+  /** Its answers since the previous `stats`, timed inside the server (timeAnswers). */
+  answers?: DurationFigures;
   commits?: CommitFigures;
+}
+
+/** Durations recorded in a window: how many, and their p50, p99 and max, ms. */
+export interface DurationFigures {
+  count: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
 }
 
 /** The COMMITs of the SQLite group commit in a window (GroupCommitStats.commitDurations), durations in ms. */
@@ -36,17 +47,39 @@ export interface CommitFigures {
  * The figures of `durations` (nanoseconds) so far, undefined when it holds none; then empties it, so that the next
  * call covers only what came after this one (the bench asks once after a phase's warm-up and once after the phase).
  */
-export function takeCommitFigures(durations: RecordableHistogram): CommitFigures | undefined {
+export function takeDurationFigures(durations: RecordableHistogram): DurationFigures | undefined {
   if (durations.count === 0) return undefined;
   const ms = (ns: number) => Math.round(ns / 10_000) / 100;
   const figures = {
-    commits: durations.count,
+    count: durations.count,
     p50Ms: ms(durations.percentile(50)),
     p99Ms: ms(durations.percentile(99)),
     maxMs: ms(durations.max),
   };
   durations.reset();
   return figures;
+}
+
+/** takeDurationFigures of the group commit's COMMIT durations (GroupCommitStats.commitDurations). */
+export function takeCommitFigures(durations: RecordableHistogram): CommitFigures | undefined {
+  const figures = takeDurationFigures(durations);
+  return figures && { commits: figures.count, p50Ms: figures.p50Ms, p99Ms: figures.p99Ms, maxMs: figures.maxMs };
+}
+
+/**
+ * Times every answer of `server` inside the server, nanoseconds: from its request's `request` event (the headers
+ * read and parsed) to its response's `finish` (the last bytes handed to the TLS socket). Beside the load generator's
+ * latency this tells how much of a tail is the server's own: the rest is reading the request before its headers are
+ * parsed, the loopback and the load generator itself, which shares the machine's two cores. Costs the server a
+ * listener and two clock readings an answer (the bare baseline is not timed, so this cost is never in its favour).
+ */
+export function timeAnswers(server: Server): RecordableHistogram {
+  const durations = createHistogram();
+  server.prependListener('request', (_request, response) => {
+    const start = process.hrtime.bigint();
+    response.once('finish', () => durations.record(Math.max(1, Number(process.hrtime.bigint() - start))));
+  });
+  return durations;
 }
 
 /**
@@ -64,17 +97,28 @@ export function peakRssKb(): number {
   return process.resourceUsage().maxRSS;
 }
 
-/** @param commits the child's COMMITs since the previous call (takeCommitFigures), when it has a group commit. */
+/**
+ * @param timed `answers`: the server's answer durations (timeAnswers), when it times them; `commits`: its COMMITs
+ *   since the previous call (takeCommitFigures), when it has a group commit.
+ */
 export function serveBenchChild(
   ready: Record<string, unknown>,
   close: () => Promise<unknown>,
-  commits: () => CommitFigures | undefined = () => undefined,
+  timed: { answers?: RecordableHistogram; commits?: () => CommitFigures | undefined } = {},
 ): void {
   const send = (m: ChildMessage) => process.send?.(m);
   process.on('message', (m: ParentMessage) => {
     if (m.cmd === 'stats') {
-      const figures = commits();
-      send({ stats: { maxRssKb: peakRssKb(), memory: process.memoryUsage(), ...(figures && { commits: figures }) } });
+      const answers = timed.answers && takeDurationFigures(timed.answers);
+      const commits = timed.commits?.();
+      send({
+        stats: {
+          maxRssKb: peakRssKb(),
+          memory: process.memoryUsage(),
+          ...(answers && { answers }),
+          ...(commits && { commits }),
+        },
+      });
     }
     if (m.cmd === 'stop') {
       void close().finally(() => process.exit(0));

@@ -18,8 +18,10 @@
  * to the mean of the baselines measured just before and just after its server's phases.
  * Prints a table (req/s, p50, p99, peak RSS, ratio to the baseline; on Linux also the CPU each answer cost the server's
  * main thread, all its threads and, on PostgreSQL, the database server, and how busy the main thread was:
- * bench/cpu-usage.ts; on SQLite the number of the group commit's COMMITs in the phase and their p50 and p99, the WAL
- * write and fsync every request of a batch waits for; a lookup phase has a few, the periodic sweeps' transactions)
+ * bench/cpu-usage.ts; the p50 and p99 of Kassa's answers timed inside the server, from the parsed request to the
+ * response handed to the socket, beside the load generator's; on SQLite the number of the group commit's COMMITs in
+ * the phase and their p50 and p99, the WAL write and fsync every request of a batch waits for; a lookup phase has a
+ * few, the periodic sweeps' transactions)
  * and writes bench/results.json. Asserts nothing.
  *
  * Environment: BENCH_SECONDS (10 per phase), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
@@ -37,7 +39,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
-import type { ChildAnswers, ChildMessage, ChildStats, CommitFigures } from './child-protocol.js';
+import type { ChildAnswers, ChildMessage, ChildStats, CommitFigures, DurationFigures } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { preload } from './preload.js';
@@ -84,6 +86,11 @@ interface Row {
   mainBusy?: number;
   /** CPU of the local PostgreSQL server's processes per 2xx answer, µs (PostgreSQL rows only). */
   databaseCpuUs?: number;
+  /**
+   * Kassa rows: the phase's answers timed inside the server (bench/child-protocol.ts timeAnswers), ms. The load
+   * generator's p99 minus this one is what the tail owes to reading the request, the loopback and the load generator.
+   */
+  serverLatency?: DurationFigures;
   /**
    * SQLite rows: the group commit's COMMITs during the phase (the writer thread's WAL write and fsync; every request
    * of a batch waits for it): how many, and their p50 and p99 durations, ms.
@@ -196,7 +203,7 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
   const r = await load(url, l, SECONDS);
   const cpuAfter = processCpu(pid);
   const dbAfter = dialect === 'postgres' ? postgresCpuUs() : undefined;
-  const { maxRssKb, memory, commits } = await child.stats();
+  const { maxRssKb, memory, answers, commits } = await child.stats();
   const answered = Math.max(1, r['2xx']);
   const perAnswer = (before: number | undefined, after: number | undefined) =>
     before === undefined || after === undefined ? undefined : Math.round((after - before) / answered);
@@ -213,6 +220,7 @@ async function phase(child: Child, scenario: string, dialect: string, preloaded:
     mainCpuUs: perAnswer(cpuBefore?.mainUs, cpuAfter?.mainUs),
     processCpuUs: perAnswer(cpuBefore?.allUs, cpuAfter?.allUs),
     databaseCpuUs: perAnswer(dbBefore, dbAfter),
+    ...(answers && { serverLatency: answers }),
     ...(commits && { commits }),
   };
   if (cpuBefore && cpuAfter) {
@@ -429,6 +437,7 @@ const header = [
   'main busy',
   'process µs/req',
   'db µs/req',
+  'in server: p50/p99 ms',
   'COMMITs: p50/p99 ms',
 ];
 const optional = (n: number | undefined) => (n === undefined ? '' : String(n));
@@ -446,6 +455,7 @@ const table = rows.map((r) => [
   optional(r.mainBusy),
   optional(r.processCpuUs),
   optional(r.databaseCpuUs),
+  r.serverLatency ? `${r.serverLatency.p50Ms} / ${r.serverLatency.p99Ms}` : '',
   r.commits ? `${r.commits.commits}: ${r.commits.p50Ms} / ${r.commits.p99Ms}` : '',
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHistogram } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { takeCommitFigures } from '../../bench/child-protocol.js';
+import { takeCommitFigures, takeDurationFigures, timeAnswers } from '../../bench/child-protocol.js';
 
 describe('bench child protocol: COMMIT figures', () => {
   it('gives count, p50, p99 and max in ms of the durations (ns) recorded since the previous call, then empties them', () => {
@@ -16,5 +19,27 @@ describe('bench child protocol: COMMIT figures', () => {
     expect(takeCommitFigures(durations)).toBeUndefined();
     durations.record(2_000_000);
     expect(takeCommitFigures(durations)).toMatchObject({ commits: 1, p50Ms: 2, p99Ms: 2, maxMs: 2 });
+  });
+});
+
+describe('bench child protocol: answers timed inside the server', () => {
+  it('times each answer from its parsed request to its finished response, the handler included', async () => {
+    const server = createServer((request, response) => {
+      const delay = request.url === '/slow' ? 60 : 0;
+      void sleep(delay).then(() => response.end('{}'));
+    });
+    const answers = timeAnswers(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/slow', ...Array.from({ length: 9 }, () => '/fast')]) await (await fetch(url + path)).text();
+      const figures = takeDurationFigures(answers);
+      expect(figures?.count).toBe(10);
+      expect(figures?.maxMs).toBeGreaterThanOrEqual(59);
+      expect(figures?.p50Ms).toBeLessThan(50);
+      expect(takeDurationFigures(answers)).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
