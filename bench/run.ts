@@ -11,7 +11,8 @@
  *    DIRECT payment creation (frictionless 3-D Secure, AUTOMATIC capture, Basic auth), GET getByPayId (each request
  *    another of LOOKUP_PAYMENTS payments this process creates through the API first, as merchants read many), and HOSTED
  *    session creation; with `--preload N` the database is then filled with N payments and their operations and
- *    notifications (bench/preload.ts) and the same phases run again on a fresh server;
+ *    notifications (bench/preload.ts), the same phases run again on a fresh server, and once more on a new empty
+ *    database, so that the preloaded rows are compared with empty ones measured before and after them;
  * 3. notification delivery (outbox → signed POST to a loopback receiver, bench/notifications.bench.ts).
  * The baseline runs first, again before each Kassa server's phases, and last: the machine is shared and its speed
  * drifts within a run (the baseline alone has measured 17,000 and 32,000 req/s minutes apart), so each row's ratio is
@@ -42,7 +43,7 @@ import { loadRuntimeSecrets } from '../src/config/data-dir.js';
 import type { ChildAnswers, ChildMessage, ChildStats, CommitFigures, DurationFigures } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
-import { preload } from './preload.js';
+import { type PreloadTarget, preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
 import { createPayments, directPaymentBody, LOOKUP_PAYMENTS, sessionBody } from './workload.js';
 
@@ -240,10 +241,17 @@ const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 let transIds = 0;
 const nextTransId = () => `bench-${process.pid}-${transIds++}`;
 
-/** Creation, lookup and hosted session creation against one Kassa server. */
-async function kassaPhases(dialect: 'sqlite' | 'postgres', env: Record<string, string>, preloaded: number) {
+/**
+ * Creation, lookup and hosted session creation against one Kassa server.
+ * @param name the server's name (its profiles' folder with --profile).
+ */
+async function kassaPhases(
+  dialect: 'sqlite' | 'postgres',
+  env: Record<string, string>,
+  preloaded: number,
+  name: string,
+) {
   if (!rows.at(-1)?.scenario.startsWith(BASELINE)) await baselinePhase(`${BASELINE} (again)`);
-  const name = `kassa-${dialect}-${preloaded}`;
   const child = await start('kassa-server.ts', name, [], env);
   const authorization = String(child.ready.authorization);
   try {
@@ -305,54 +313,68 @@ async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> 
   };
 }
 
-async function dialectRun(dialect: 'sqlite' | 'postgres') {
-  const tls = { KASSA_TLS_CERT: certFile, KASSA_TLS_KEY: keyFile };
-  const dataDir = join(runDir, dialect);
+/** A new, empty database for a Kassa server of `dialect` and the server's environment; `skipped` without PostgreSQL. */
+async function newDatabase(
+  dialect: 'sqlite' | 'postgres',
+  name: string,
+): Promise<{ target: PreloadTarget; env: Record<string, string>; drop(): Promise<void> } | { skipped: string }> {
+  const dataDir = join(runDir, name);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // Kassa refuses a data dir others can read
-  let target: Parameters<typeof preload>[0];
-  let drop = async () => {};
+  const env = { KASSA_TLS_CERT: certFile, KASSA_TLS_KEY: keyFile, KASSA_DATA_DIR: dataDir };
   if (dialect === 'sqlite') {
-    target = { dialect: 'sqlite', file: join(dataDir, 'kassa.db') };
-  } else {
-    const database = await postgresDatabase();
-    if ('skipped' in database) {
-      console.log(`  ${database.skipped}`);
-      rows.push({
-        scenario: 'PostgreSQL rows',
-        dialect,
-        preloaded: 0,
-        requestsPerSecond: 0,
-        p50Ms: 0,
-        p99Ms: 0,
-        peakRssMb: 0,
-        non2xx: 0,
-        errors: 0,
-        note: database.skipped,
-      });
-      return;
-    }
-    target = { dialect: 'postgres', url: database.url };
-    drop = database.drop;
+    const file = join(dataDir, 'kassa.db');
+    return { target: { dialect, file }, env: { ...env, DATABASE_URL: `sqlite:${file}` }, drop: async () => {} };
   }
-  const env = {
-    ...tls,
-    KASSA_DATA_DIR: dataDir,
-    DATABASE_URL: target.dialect === 'sqlite' ? `sqlite:${target.file}` : target.url,
-  };
+  const database = await postgresDatabase();
+  if ('skipped' in database) return database;
+  return { target: { dialect, url: database.url }, env: { ...env, DATABASE_URL: database.url }, drop: database.drop };
+}
+
+/**
+ * The Kassa phases on an empty database of `dialect`, and with --preload N on the same database once N payments are
+ * in it, then on a new empty database again: the machine's speed drifts by tens of per cent within minutes (the
+ * baseline alone has measured 16,000 and 23,000 req/s in one run), so the preloaded rows are compared with the mean
+ * of the empty rows measured before and after them (bench/targets.ts), not with one measured minutes earlier.
+ */
+async function dialectRun(dialect: 'sqlite' | 'postgres') {
+  const database = await newDatabase(dialect, dialect);
+  if ('skipped' in database) {
+    console.log(`  ${database.skipped}`);
+    rows.push({
+      scenario: 'PostgreSQL rows',
+      dialect,
+      preloaded: 0,
+      requestsPerSecond: 0,
+      p50Ms: 0,
+      p99Ms: 0,
+      peakRssMb: 0,
+      non2xx: 0,
+      errors: 0,
+      note: database.skipped,
+    });
+    return;
+  }
   try {
-    const templatePayId = await kassaPhases(dialect, env, 0);
+    const templatePayId = await kassaPhases(dialect, database.env, 0, `kassa-${dialect}-0`);
     if (PRELOAD > 0) {
       const t0 = Date.now();
-      await preload(target, PRELOAD, templatePayId, (done) =>
+      await preload(database.target, PRELOAD, templatePayId, (done) =>
         process.stdout.write(`\r  preloading ${dialect}: ${done} of ${PRELOAD} payments`),
       );
       const seconds = Math.round((Date.now() - t0) / 1000);
       console.log(`\n  preloaded ${PRELOAD} payments into ${dialect} in ${seconds} s`);
       preloadSeconds[dialect] = seconds;
-      await kassaPhases(dialect, env, PRELOAD);
+      await kassaPhases(dialect, database.env, PRELOAD, `kassa-${dialect}-${PRELOAD}`);
+      const again = await newDatabase(dialect, `${dialect}-again`);
+      if ('skipped' in again) throw new Error(again.skipped);
+      try {
+        await kassaPhases(dialect, again.env, 0, `kassa-${dialect}-0-again`);
+      } finally {
+        await again.drop();
+      }
     }
   } finally {
-    await drop();
+    await database.drop();
   }
 }
 

@@ -29,7 +29,10 @@ export interface TargetCheck {
   met: boolean | undefined;
 }
 
-/** Throughput after the preload may fall at most this much below the empty database's (issue 12, item 4). */
+/**
+ * Throughput after the preload may fall at most this much below the empty database's (issue 12, item 4): the mean of
+ * the empty database's rows of the run, measured before and after the preloaded one.
+ */
 const PRELOAD_TOLERANCE = 0.1;
 
 function check(target: string, rows: MeasuredRow[], show: (r: MeasuredRow) => string, ok: (r: MeasuredRow) => boolean) {
@@ -76,14 +79,19 @@ export function checkTargets(rows: readonly MeasuredRow[]): TargetCheck[] {
   for (const dialect of ['sqlite', 'postgres']) {
     for (const scenario of [SCENARIO.direct, SCENARIO.lookup]) {
       const measured = of(scenario, dialect);
-      const empty = measured.find((r) => r.preloaded === 0);
+      // The empty database is measured before the preload and again after the preloaded one (bench/run.ts): the
+      // machine's speed drifts by tens of per cent within minutes, and the mean of the two brackets the preloaded row.
+      const empty = measured.filter((r) => r.preloaded === 0).map((r) => r.requestsPerSecond);
+      const emptyMean = empty.reduce((sum, n) => sum + n, 0) / Math.max(1, empty.length);
       const preloaded = measured.filter((r) => r.preloaded > 0);
-      const change = (r: MeasuredRow) => r.requestsPerSecond / (empty?.requestsPerSecond ?? 1) - 1;
+      const change = (r: MeasuredRow) => r.requestsPerSecond / emptyMean - 1;
       checks.push(
         check(
           `${scenario} (${dialect}) after the preload within ${PRELOAD_TOLERANCE * 100} % of the empty database`,
-          empty ? preloaded : [],
-          (r) => `${change(r) >= 0 ? '+' : '−'}${Math.abs(Math.round(change(r) * 100))} % (${r.preloaded} payments)`,
+          empty.length > 0 ? preloaded : [],
+          (r) =>
+            `${change(r) >= 0 ? '+' : '−'}${Math.abs(Math.round(change(r) * 100))} % (${r.preloaded} payments: ` +
+            `${r.requestsPerSecond} against ${empty.join(' and ')} req/s empty)`,
           (r) => change(r) >= -PRELOAD_TOLERANCE,
         ),
       );
