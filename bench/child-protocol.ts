@@ -5,9 +5,9 @@ import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 /**
  * The IPC protocol between bench/run.ts and the server processes it forks: the child sends `{ ready }` once it
  * listens, answers `{ cmd: 'stats' }` with its peak resident set size (kB, peakRssKb), its current
- * memory use (`process.memoryUsage()`, bytes: where the RSS goes), the server-side durations of its answers since the
- * previous answer (when it times them: timeAnswers) and, on SQLite, its COMMITs (CommitFigures), and on `{ cmd: 'stop' }` closes and exits (which writes its `--cpu-prof` profile, when
- * profiling).
+ * memory use (`process.memoryUsage()`, bytes: where the RSS goes) and, since the previous answer, the durations of
+ * its answers timed inside the server (when it times them: timeAnswers) and, on SQLite, of its COMMITs; and on
+ * `{ cmd: 'stop' }` closes and exits (which writes its `--cpu-prof` profile, when profiling).
  */
 export type ParentMessage = { cmd: 'stats' } | { cmd: 'stop' };
 /** What a child sends, by message. */
@@ -24,20 +24,13 @@ export interface ChildStats {
   memory: NodeJS.MemoryUsage;
   /** Its answers since the previous `stats`, timed inside the server (timeAnswers). */
   answers?: DurationFigures;
-  commits?: CommitFigures;
+  /** The COMMITs of its SQLite group commit since the previous `stats` (GroupCommitStats.commitDurations). */
+  commits?: DurationFigures;
 }
 
 /** Durations recorded in a window: how many, and their p50, p99 and max, ms. */
 export interface DurationFigures {
   count: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-/** The COMMITs of the SQLite group commit in a window (GroupCommitStats.commitDurations), durations in ms. */
-export interface CommitFigures {
-  commits: number;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
@@ -58,12 +51,6 @@ export function takeDurationFigures(durations: RecordableHistogram): DurationFig
   };
   durations.reset();
   return figures;
-}
-
-/** takeDurationFigures of the group commit's COMMIT durations (GroupCommitStats.commitDurations). */
-export function takeCommitFigures(durations: RecordableHistogram): CommitFigures | undefined {
-  const figures = takeDurationFigures(durations);
-  return figures && { commits: figures.count, p50Ms: figures.p50Ms, p99Ms: figures.p99Ms, maxMs: figures.maxMs };
 }
 
 /**
@@ -98,19 +85,20 @@ export function peakRssKb(): number {
 }
 
 /**
- * @param timed `answers`: the server's answer durations (timeAnswers), when it times them; `commits`: its COMMITs
- *   since the previous call (takeCommitFigures), when it has a group commit.
+ * @param timed `answers`: the server's answer durations (timeAnswers), when it times them; `commits`: its group
+ *   commit's COMMIT durations (GroupCommitStats.commitDurations), when it has one. Each `stats` answer gives their
+ *   figures since the previous one (takeDurationFigures).
  */
 export function serveBenchChild(
   ready: Record<string, unknown>,
   close: () => Promise<unknown>,
-  timed: { answers?: RecordableHistogram; commits?: () => CommitFigures | undefined } = {},
+  timed: { answers?: RecordableHistogram; commits?: RecordableHistogram } = {},
 ): void {
   const send = (m: ChildMessage) => process.send?.(m);
   process.on('message', (m: ParentMessage) => {
     if (m.cmd === 'stats') {
       const answers = timed.answers && takeDurationFigures(timed.answers);
-      const commits = timed.commits?.();
+      const commits = timed.commits && takeDurationFigures(timed.commits);
       send({
         stats: {
           maxRssKb: peakRssKb(),

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import type { GroupCommitStats } from '../src/storage/sqlite-group-commit.js';
-import { takeCommitFigures } from './child-protocol.js';
+import { takeDurationFigures } from './child-protocol.js';
 import { benchMerchantAuthorization, directPaymentBody } from './workload.js';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 5_000);
@@ -66,7 +66,7 @@ async function round(payments: number): Promise<Record<string, number>> {
   const io0 = io();
   const commits0 = stats.commits;
   const units0 = stats.units;
-  takeCommitFigures(stats.commitDurations); // the round's COMMITs only
+  takeDurationFigures(stats.commitDurations); // the round's COMMITs only
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   await Promise.all(
@@ -82,7 +82,7 @@ async function round(payments: number): Promise<Record<string, number>> {
   const elu = performance.eventLoopUtilization(elu0);
   const io1 = io();
   const commits = stats.commits - commits0;
-  const durations = takeCommitFigures(stats.commitDurations);
+  const durations = takeDurationFigures(stats.commitDurations);
   const round1 = (x: number) => Math.round(x * 10) / 10;
   return {
     paymentsPerSecond: Math.round((payments / ms) * 1000),

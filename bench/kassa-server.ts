@@ -10,7 +10,7 @@
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { limitHeapGrowth } from '../src/server/heap.js';
-import { serveBenchChild, takeCommitFigures, timeAnswers } from './child-protocol.js';
+import { serveBenchChild, timeAnswers } from './child-protocol.js';
 import { benchMerchantAuthorization, createPayments } from './workload.js';
 
 // Load shedding off: the benchmark measures what the server completes; a shared machine would otherwise get 503s.
@@ -34,8 +34,7 @@ const authorization = await benchMerchantAuthorization(kassa.services.merchants)
 // One payment through the API: the preload copies it, `npm run bench:instructions` reads it, and it warms the path.
 const [payId] = await createPayments(url, authorization, 1, `bench-first-${process.pid}`, 1);
 
-const groupCommit = kassa.db.groupCommit;
 serveBenchChild({ url, authorization, payId, dialect: config.database.dialect }, () => kassa.close(), {
   answers,
-  commits: () => (groupCommit ? takeCommitFigures(groupCommit.commitDurations) : undefined),
+  commits: kassa.db.groupCommit?.commitDurations,
 });

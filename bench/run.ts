@@ -40,7 +40,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
-import type { ChildAnswers, ChildMessage, ChildStats, CommitFigures, DurationFigures } from './child-protocol.js';
+import type { ChildAnswers, ChildMessage, ChildStats, DurationFigures } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
 import { type PreloadTarget, preload } from './preload.js';
@@ -96,7 +96,7 @@ interface Row {
    * SQLite rows: the group commit's COMMITs during the phase (the writer thread's WAL write and fsync; every request
    * of a batch waits for it): how many, and their p50 and p99 durations, ms.
    */
-  commits?: CommitFigures;
+  commits?: DurationFigures;
   note?: string;
 }
 
@@ -478,7 +478,7 @@ const table = rows.map((r) => [
   optional(r.processCpuUs),
   optional(r.databaseCpuUs),
   r.serverLatency ? `${r.serverLatency.p50Ms} / ${r.serverLatency.p99Ms}` : '',
-  r.commits ? `${r.commits.commits}: ${r.commits.p50Ms} / ${r.commits.p99Ms}` : '',
+  r.commits ? `${r.commits.count}: ${r.commits.p50Ms} / ${r.commits.p99Ms}` : '',
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
