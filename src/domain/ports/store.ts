@@ -126,7 +126,8 @@ export interface OutboxEvent {
   payId?: string;
   /** `authentication` or `payment.*`. */
   type: string;
-  payload: Record<string, unknown>;
+  /** The notification body: an object, or its JSON text when the caller has serialized it already. */
+  payload: Record<string, unknown> | string;
   /** Target URL fixed at enqueue time; undefined when neither the payment nor the merchant has one. */
   targetUrl?: string;
   createdAt: Date;

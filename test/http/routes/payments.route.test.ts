@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_INFO, directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
+import { outboxEvents } from '../../helpers/outbox.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
 describe.each(DIALECTS)('POST /api/v1/payments DIRECT (%s)', (dialect) => {
@@ -66,6 +67,20 @@ describe.each(DIALECTS)('POST /api/v1/payments DIRECT (%s)', (dialect) => {
       p.operations.every((o: { status: string; xId: string }) => o.status === 'OK' && /^[0-9a-f]{32}$/.test(o.xId)),
     ).toBe(true);
     expect(JSON.stringify(p)).not.toContain(testPan('40000000', '1000'));
+  });
+
+  it('the answer carries the details its payment.authorized event carries, with a key and without', async () => {
+    for (const headers of [undefined, { 'idempotency-key': `same-details-${dialect}` }]) {
+      const res = await pay(directPayment(testPan('40000000', '1000'), { refNr: 'inv-2' }), headers);
+      expect(res.status).toBe(201);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const events = await outboxEvents(t.database.db.kysely, res.body.payId, 'payment.');
+      expect(events).toEqual([{ type: 'payment.authorized', payload: { type: 'payment.authorized', ...res.body } }]);
+      expect(Object.keys(events[0]?.payload ?? {})[0]).toBe('type');
+      // Read back from the database: the same details.
+      const read = await t.call('GET', `/api/v1/payments/getByPayId/${res.body.payId}`, { auth: merchant });
+      expect(read.body).toEqual(res.body);
+    }
   });
 
   it('MANUAL capture leaves the payment AUTHORIZED with nothing captured', async () => {
