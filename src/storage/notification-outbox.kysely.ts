@@ -20,7 +20,7 @@ export class KyselyNotificationOutbox implements NotificationOutbox {
       merchant_id: event.merchantId,
       pay_id: event.payId ?? null,
       type: event.type,
-      payload: typeof event.payload === 'string' ? event.payload : JSON.stringify(event.payload),
+      payload: JSON.stringify(event.payload),
       target_url: event.targetUrl ?? null,
       status: event.targetUrl ? 'PENDING' : 'NO_TARGET',
       attempt_count: 0,

@@ -92,25 +92,6 @@ export function toPaymentDetails(p: Payment, baseUrl: string): PaymentDetails {
   };
 }
 
-/** The details and JSON text of each Payment value answered or notified (see paymentDetailsJson). */
-const detailsJson = new WeakMap<Payment, { baseUrl: string; details: PaymentDetails; json: string }>();
-
-/**
- * {@link toPaymentDetails} and its JSON text (`JSON.stringify` of the details), made once per Payment value: a DIRECT
- * payment's answer and its payment.* event carry the same details, and serializing them twice was ~5 % of the
- * payment's event-loop instructions (issue 12, session 19). Payment values are never changed in place (every change
- * makes a new value, as `{ ...payment, status }`), so a value's text stays true. The details object is shared with
- * later callers: never change it (build a new one with toPaymentDetails to add a link).
- */
-export function paymentDetailsJson(p: Payment, baseUrl: string): { details: PaymentDetails; json: string } {
-  const known = detailsJson.get(p);
-  if (known !== undefined && known.baseUrl === baseUrl) return known;
-  const details = toPaymentDetails(p, baseUrl);
-  const made = { baseUrl, details, json: JSON.stringify(details) };
-  detailsJson.set(p, made);
-  return made;
-}
-
 /** One operation of the details. Amounts in minor units. */
 export function operationDetails(op: PaymentOperation, currency: string): DetailsOperation {
   return {

@@ -3,7 +3,7 @@ import type { Clock } from '../ports/clock.js';
 import { type IdGenerator, newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import type { Payment } from './payment.js';
-import { paymentDetailsJson } from './payment-details.js';
+import { toPaymentDetails } from './payment-details.js';
 
 /** The payment.* notification events (DESIGN.md §5). */
 export type PaymentEventType =
@@ -22,7 +22,7 @@ export interface PaymentEventDeps {
 }
 
 /**
- * Writes a payment.* event to the transactional outbox (DESIGN.md §1, §5): body = `type` then the payment details,
+ * Writes a payment.* event to the transactional outbox (DESIGN.md §1, §5): body = payment details plus `type`,
  * target = the payment's webhook URL, else the merchant's. Call it with the `tx` store of the transaction that
  * changes the payment, so that the change and its event commit together.
  */
@@ -39,9 +39,7 @@ export async function enqueuePaymentEvent(
     merchantId: merchant.merchantId,
     payId: payment.payId,
     type,
-    // `{ type, ...details }` as JSON, from the details' own text (the payment's answer reuses it): the details have
-    // no `type` member, so this is exactly JSON.stringify of that object.
-    payload: `{"type":${JSON.stringify(type)},${paymentDetailsJson(payment, deps.publicUrl).json.slice(1)}`,
+    payload: { type, ...toPaymentDetails(payment, deps.publicUrl) },
     targetUrl: payment.urls?.webhook ?? merchant.webhookUrl,
     createdAt: now,
   });

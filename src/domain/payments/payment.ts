@@ -185,11 +185,7 @@ export interface PaymentOperation {
 /** The status of one operation (paygate-v2-wire.md §3: the follow-up answer's `status`). */
 export type OperationStatus = 'OK' | 'FAILED' | 'PENDING';
 
-/**
- * A card payment (the payment aggregate). Amounts are integer minor units of `currency`. A value is never changed in
- * place: every change makes a new one (`{ ...payment, status }`), and its details' JSON text is kept per value
- * (`paymentDetailsJson`).
- */
+/** A card payment (the payment aggregate). Amounts are integer minor units of `currency`. */
 export interface Payment {
   /** 32 lowercase hex characters: a UUID v4 without dashes (DESIGN.md §4). */
   payId: string;

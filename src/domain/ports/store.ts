@@ -126,8 +126,7 @@ export interface OutboxEvent {
   payId?: string;
   /** `authentication` or `payment.*`. */
   type: string;
-  /** The notification body: an object, or its JSON text when the caller has serialized it already. */
-  payload: Record<string, unknown> | string;
+  payload: Record<string, unknown>;
   /** Target URL fixed at enqueue time; undefined when neither the payment nor the merchant has one. */
   targetUrl?: string;
   createdAt: Date;

@@ -66,20 +66,18 @@ export class IdempotentReplies {
   }
 
   /**
-   * Runs a POST handler under the request's Idempotency-Key, when it has one, and sends the answer: `work`'s `body`,
-   * as its `json` text when it gives one (`JSON.stringify(body)`, serialized already). Replays carry
+   * Runs a POST handler under the request's Idempotency-Key, when it has one, and sends the answer. Replays carry
    * `idempotent-replayed: true`. Throws what `work` throws, and IDEMPOTENCY_KEY_REUSED (422) or
    * IDEMPOTENCY_KEY_IN_USE (409) from {@link IdempotencyService.run}.
    */
   async send(
     request: FastifyRequest,
     reply: FastifyReply,
-    work: () => Promise<{ status: number; body: unknown; json?: string }>,
+    work: () => Promise<{ status: number; body: unknown }>,
   ): Promise<FastifyReply> {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') {
       const r = await work();
-      if (r.json !== undefined) return reply.status(r.status).type('application/json').send(r.json);
       return reply.status(r.status).send(r.body);
     }
     const merchant = merchantOf(request);
@@ -94,7 +92,7 @@ export class IdempotentReplies {
       this.fingerprint(request.method, uri, request.body),
       async () => {
         const r = await work();
-        answer = r.json ?? JSON.stringify(r.body);
+        answer = JSON.stringify(r.body);
         return { status: r.status, body: sealAnswer(this.answerKey, binding, answer) };
       },
     );

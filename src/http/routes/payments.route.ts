@@ -4,7 +4,7 @@ import type { PaymentDetails } from '../../contracts/payment-details.js';
 import { validationError } from '../../domain/errors/error-catalogue.js';
 import { type HostedPaymentService, hostedPaymentExpiresAt } from '../../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../../domain/payments/payment.js';
-import { paymentDetailsJson, toPaymentDetails } from '../../domain/payments/payment-details.js';
+import { toPaymentDetails } from '../../domain/payments/payment-details.js';
 import type { PaymentService } from '../../domain/payments/payment-service.js';
 import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
@@ -89,12 +89,9 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
             })),
           );
         }
-        const payment = await payments.createDirectPayment(merchant, command);
-        // A DIRECT payment never links to the hosted card step: its details are those its payment.* event carried,
-        // and their JSON text is that event's (made once, payment-details.ts).
-        const { details, json } = paymentDetailsJson(payment, publicUrl);
+        const details = detailsOf(await payments.createDirectPayment(merchant, command));
         reply.header('location', details._links.self.href);
-        return { status: 201, body: details, json };
+        return { status: 201, body: details };
       });
     },
   );
