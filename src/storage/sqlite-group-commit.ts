@@ -127,7 +127,8 @@ class Batch {
  * - Reads outside a transaction run on a separate read connection in the main thread (WAL readers never wait for
  *   the writer) and see only committed — durable — data. Reads inside a transaction run on the writer, in order.
  * - Prepared statements are cached on both connections.
- * - Checkpoints run in a thread of their own (SqliteCheckpointer), not inside the writer's COMMITs.
+ * - Checkpoints run in a thread of their own (SqliteCheckpointer) beside the writer's own automatic checkpoint, which
+ *   under a heavy write load still copies most pages (docs/decisions.md, "The writer's savepoints journal in memory").
  *
  * Transactions run one after another (a lock), as with Kysely's own SQLite driver, so `Store.transaction` stays
  * serializable. `:memory:` databases have one connection only: reads then are units too.

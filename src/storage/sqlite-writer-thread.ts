@@ -134,7 +134,7 @@ port.on('message', (m) => {
       db.pragma('busy_timeout = 5000');
       // Each unit's savepoint journals the pages it changes (its sub-journal, to roll the unit back alone). With
       // SQLite's default temp store those go to a temporary file past 64 KiB: a pwrite per page, 28 % of this
-      // thread's CPU under load (issue 12, session 19). In memory they are a copy, freed at each COMMIT.
+      // thread's CPU under load (issue 12, session 19). In memory they are a copy, dropped when the unit is released.
       db.pragma('temp_store = MEMORY');
       reply({ ok: true, outcomes: [], result: {} });
     } catch (e) {
@@ -210,7 +210,10 @@ export class SqliteWriterThread {
   private callId = 0;
   private dead: Error | undefined;
 
-  /** Opens `file` in the writer thread (WAL, synchronous=FULL, foreign keys, busy_timeout 5 s). @throws on failure. */
+  /**
+   * Opens `file` in the writer thread (WAL, synchronous=FULL, foreign keys, busy_timeout 5 s, savepoint journals in
+   * memory). @throws on failure.
+   */
   constructor(file: string) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
