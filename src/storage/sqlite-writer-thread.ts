@@ -136,6 +136,10 @@ port.on('message', (m) => {
       // SQLite's default temp store those go to a temporary file past 64 KiB: a pwrite per page, 28 % of this
       // thread's CPU under load (issue 12, session 19). In memory they are a copy, dropped when the unit is released.
       db.pragma('temp_store = MEMORY');
+      // An 8 MB page cache instead of better-sqlite3's 16 MB: it was the process's largest malloc arena (19.9 MB resident
+      // at a 249 MB peak RSS). After a 1M preload payments/s fell 10.8 % from the empty database's with it, 9.9 % with
+      // 16 MB: the writer's random-key index pages miss in either (issue 12, session 20; docs/decisions.md).
+      db.pragma('cache_size = -8000');
       reply({ ok: true, outcomes: [], result: {} });
     } catch (e) {
       reply({ ok: false, outcomes: [], error: serialize(e), lost: true });
@@ -212,7 +216,7 @@ export class SqliteWriterThread {
 
   /**
    * Opens `file` in the writer thread (WAL, synchronous=FULL, foreign keys, busy_timeout 5 s, savepoint journals in
-   * memory). @throws on failure.
+   * memory, an 8 MB page cache). @throws on failure.
    */
   constructor(file: string) {
     const { port1, port2 } = new MessageChannel();

@@ -194,15 +194,17 @@ describe('SQLite group commit', () => {
     expect(rowObjects(['a'], [])).toEqual([]);
   });
 
-  it('keeps synchronous=FULL and WAL on the write connection, and its savepoints journal in memory', async () => {
+  it('keeps synchronous=FULL and WAL on the write connection, its savepoints journal in memory and its page cache is 8 MB', async () => {
     // Read through the writer (a transaction): the writer's own settings.
     const settings = await db.transaction().execute(async (tx) => ({
       synchronous: (await sql<{ synchronous: number }>`pragma synchronous`.execute(tx)).rows[0]?.synchronous,
       journal: (await sql<{ journal_mode: string }>`pragma journal_mode`.execute(tx)).rows[0]?.journal_mode,
       tempStore: (await sql<{ temp_store: number }>`pragma temp_store`.execute(tx)).rows[0]?.temp_store,
+      cacheSize: (await sql<{ cache_size: number }>`pragma cache_size`.execute(tx)).rows[0]?.cache_size,
     }));
-    // 2 = FULL; temp_store 2 = MEMORY: each unit's savepoint sub-journal is never a temporary file.
-    expect(settings).toEqual({ synchronous: 2, journal: 'wal', tempStore: 2 });
+    // 2 = FULL; temp_store 2 = MEMORY: each unit's savepoint sub-journal is never a temporary file; cache_size -8000 =
+    // 8,000 KiB of page cache (better-sqlite3's default is 16,000).
+    expect(settings).toEqual({ synchronous: 2, journal: 'wal', tempStore: 2, cacheSize: -8000 });
   });
 
   it('a transaction of deferrable writes costs no synchronous round trip: it goes to the writer with the COMMIT', async () => {
