@@ -24,7 +24,7 @@ import type { Acquirer } from './domain/ports/acquirer.js';
 import type { BinTable } from './domain/ports/bin-table.js';
 import { type Clock, systemClock } from './domain/ports/clock.js';
 import type { DirectoryServer } from './domain/ports/directory-server.js';
-import type { IdGenerator } from './domain/ports/id-generator.js';
+import { type IdGenerator, isHexId } from './domain/ports/id-generator.js';
 import type { Store } from './domain/ports/store.js';
 import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
 import { hostedPagesRoutes, sessionAwareReturnUrl } from './hosted/hosted-pages.route.js';
@@ -73,8 +73,10 @@ import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
 import { KyselyCardVault } from './storage/card-vault.kysely.js';
 import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
+import { KyselyPaymentRepository } from './storage/payment-repository.kysely.js';
 import { PostgresAuthListener } from './storage/postgres-auth-listener.js';
 import { kyselyRateLimitStore } from './storage/rate-limit-store.kysely.js';
+import type { ReadAlongside } from './storage/read-alongside.js';
 import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
 import { sealClearWebhookSecrets, WebhookSecretBox } from './storage/webhook-secret-box.js';
 
@@ -453,11 +455,30 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     attemptCounters,
     () => clock.now(),
     AUTH_FAILURE_LIMIT.max,
-    redis ? undefined : (key, windowMs, now) => authEpoch.readWithAttempts(key, windowMs, now),
+    redis
+      ? undefined
+      : (key, windowMs, now, alongside) =>
+          // alongside: what lookupAuth below builds (KyselyPaymentRepository.byPayIdAlongside).
+          authEpoch.readWithAttempts(key, windowMs, now, alongside as ReadAlongside<unknown> | undefined),
     redis || !authListener ? undefined : (key, windowMs, now) => authListener.epochIfNoFailures(key, windowMs, now),
   );
   const readEpoch = async () => authListener?.liveEpoch() ?? authEpoch.read();
-  const auth = merchantAuth(new CredentialCache(services.merchants, readEpoch), tokens, authFailures);
+  const credentialCache = new CredentialCache(services.merchants, readEpoch);
+  const auth = merchantAuth(credentialCache, tokens, authFailures);
+  // getByPayId on SQLite: the payment is read by the credentials check's statement (KyselyAuthEpoch.readWithAttempts),
+  // one read transaction instead of two (issue 12). PostgreSQL shares both reads among concurrent requests instead.
+  const lookupPayments = new KyselyPaymentRepository(db.kysely);
+  const lookupAuth =
+    db.dialect === 'sqlite'
+      ? merchantAuth(credentialCache, tokens, authFailures, {
+          alongside: (request, merchantId) => {
+            const payId = (request.params as { payID?: unknown }).payID;
+            return typeof payId === 'string' && isHexId(payId)
+              ? lookupPayments.byPayIdAlongside(merchantId, payId)
+              : undefined;
+          },
+        })
+      : auth;
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
   app.setErrorHandler(problemErrorHandler);
@@ -604,13 +625,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await app.register(
       async (api) => {
         // Authentication first (before the body is parsed or validated): 401 before any 400 or 415.
-        api.addHook('onRoute', authenticateFirst(auth));
+        api.addHook('onRoute', authenticateFirst(auth, lookupAuth));
         await api.register(paymentRoutes, {
           payments: services.payments,
           hosted: services.hosted,
           links,
           idempotency: idempotentReplies,
           auth,
+          lookupAuth,
           publicUrl: config.publicUrl,
         });
         await api.register(sessionRoutes, {

@@ -4,6 +4,7 @@ import { attemptRowKey } from './attempt-counters.kysely.js';
 import type { Database } from './database.js';
 import { inFlightBatches } from './in-flight-batches.js';
 import { shaped } from './query-shapes.js';
+import type { ReadAlongside } from './read-alongside.js';
 
 /** The loader's key of a read of the epoch alone (a counter row key is never empty). */
 const EPOCH_ONLY = '';
@@ -52,8 +53,28 @@ export class KyselyAuthEpoch {
    * HTTP Basic reads its failure count and the epoch in one round trip), both read after this call. Same arguments as
    * AttemptCounters.count. @throws the database's error.
    */
-  readWithAttempts(counterKey: string, windowMs: number, now: Date): Promise<{ epoch: number; attempts: number }> {
-    return this.load(attemptRowKey(counterKey, windowMs, now).key);
+  readWithAttempts(counterKey: string, windowMs: number, now: Date): Promise<{ epoch: number; attempts: number }>;
+  /**
+   * readWithAttempts, and `alongside` in the same statement when reads are not shared (SQLite: the credentials check
+   * and a lookup by payId in one read transaction instead of two; issue 12). `alongside` is then `{ value }`, read in
+   * the same snapshot as the epoch; it is undefined when the read did not run (shared reads: the caller reads it on
+   * its own).
+   */
+  readWithAttempts<T>(
+    counterKey: string,
+    windowMs: number,
+    now: Date,
+    alongside: ReadAlongside<T> | undefined,
+  ): Promise<{ epoch: number; attempts: number; alongside?: { value: T } }>;
+  readWithAttempts<T>(
+    counterKey: string,
+    windowMs: number,
+    now: Date,
+    alongside?: ReadAlongside<T>,
+  ): Promise<{ epoch: number; attempts: number; alongside?: { value: T } }> {
+    const key = attemptRowKey(counterKey, windowMs, now).key;
+    if (alongside !== undefined && this.loader === undefined) return this.statementAlongside(key, alongside);
+    return this.load(key);
   }
 
   private async load(key: string): Promise<{ epoch: number; attempts: number }> {
@@ -66,6 +87,37 @@ export class KyselyAuthEpoch {
   private async send(keys: readonly string[]): Promise<{ epoch: number; attempts: number }[]> {
     const { epoch, counts } = await this.statement([...new Set(keys.filter((k) => k !== EPOCH_ONLY))]);
     return keys.map((k) => ({ epoch, attempts: counts.get(k) ?? 0 }));
+  }
+
+  /**
+   * `select alongside.*, epoch, (select count from rate_limit_counter where key = ?) from auth_epoch left join
+   * (<alongside>) alongside on true where id = 1`: one row whatever `alongside` finds.
+   */
+  private async statementAlongside<T>(
+    key: string,
+    alongside: ReadAlongside<T>,
+  ): Promise<{ epoch: number; attempts: number; alongside?: { value: T } }> {
+    const query = shaped(this.db, `auth_epoch.withAttempts+${alongside.shape}`, [key, ...alongside.params, 1], () =>
+      this.db
+        .selectFrom('auth_epoch')
+        .leftJoin(
+          () => alongside.build().as('alongside'),
+          (join) => join.onTrue(),
+        )
+        .selectAll('alongside')
+        .select((eb) => [
+          'auth_epoch.epoch as kassa_auth_epoch',
+          eb.selectFrom('rate_limit_counter').select('count').where('key', '=', key).as('kassa_auth_attempts'),
+        ])
+        .where('auth_epoch.id', '=', 1),
+    );
+    const [row] = (await this.db.executeQuery(query)).rows as Record<string, unknown>[];
+    if (row === undefined) return { epoch: 0, attempts: 0 };
+    return {
+      epoch: Number(row.kassa_auth_epoch ?? 0),
+      attempts: Number(row.kassa_auth_attempts ?? 0),
+      alongside: { value: alongside.parse(row) },
+    };
   }
 
   private async statement(counterKeys: string[]): Promise<{ epoch: number; counts: Map<string, number> }> {

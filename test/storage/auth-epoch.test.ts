@@ -5,6 +5,7 @@ import { KyselyAttemptCounters } from '../../src/storage/attempt-counters.kysely
 import { KyselyAuthEpoch } from '../../src/storage/auth-epoch.kysely.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import type { Database } from '../../src/storage/database.js';
+import type { ReadAlongside } from '../../src/storage/read-alongside.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 
 const WINDOW_MS = 60_000;
@@ -138,5 +139,45 @@ describe.each(DIALECTS)('KyselyAuthEpoch: shared reads, never stale (%s)', (dial
     const answers = await Promise.all([epoch.readWithAttempts(key, WINDOW_MS, NOW), epoch.read()]);
     expect(answers).toEqual([{ epoch: e, attempts: 2 }, e]);
     expect(w.state.statements).toBe(2);
+  });
+
+  /** A read to run alongside: the epoch row `id` (there is only row 1), as another column name. */
+  const epochRowAlongside = (id: number): ReadAlongside<number | undefined> => ({
+    shape: 'test.epochRow',
+    params: [id],
+    build: () =>
+      database.db.kysely
+        .selectFrom('auth_epoch')
+        .select('epoch as row_epoch')
+        .where('id', '=', id) as unknown as ReturnType<ReadAlongside<unknown>['build']>,
+    parse: (row) => (row.row_epoch == null ? undefined : Number(row.row_epoch)),
+  });
+
+  it('with shareReads false (SQLite) reads `alongside` in the same statement: its row, or NULLs when it finds none', async () => {
+    const key = randomUUID();
+    for (let i = 0; i < 2; i++) await counters.hit(key, WINDOW_MS, NOW);
+    const w = watched(database.db.kysely);
+    const epoch = new KyselyAuthEpoch(w.db, false);
+    const e = await currentEpoch();
+    expect(await epoch.readWithAttempts(key, WINDOW_MS, NOW, epochRowAlongside(1))).toEqual({
+      epoch: e,
+      attempts: 2,
+      alongside: { value: e },
+    });
+    expect(await epoch.readWithAttempts(key, WINDOW_MS, NOW, epochRowAlongside(2))).toEqual({
+      epoch: e,
+      attempts: 2,
+      alongside: { value: undefined },
+    });
+    expect(w.state.statements).toBe(2);
+  });
+
+  it('with shared reads (PostgreSQL) leaves `alongside` unread: the caller reads it on its own', async () => {
+    const key = randomUUID();
+    await counters.hit(key, WINDOW_MS, NOW);
+    const epoch = new KyselyAuthEpoch(database.db.kysely, true);
+    const answer = await epoch.readWithAttempts(key, WINDOW_MS, NOW, epochRowAlongside(1));
+    expect(answer).toEqual({ epoch: await currentEpoch(), attempts: 1 });
+    expect(answer.alongside).toBeUndefined();
   });
 });

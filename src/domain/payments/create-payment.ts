@@ -70,9 +70,22 @@ export async function createDirectPayment(
   return authenticateAndAuthorize(deps, merchant, payment, card, cmd);
 }
 
-/** @throws KassaError PAYMENT_NOT_FOUND for a missing payment and for another merchant's payment alike. */
-export async function getByPayId(deps: PaymentServiceDeps, merchantId: string, payId: string): Promise<Payment> {
-  const p = isHexId(payId) ? await deps.store.payments.findByPayId(merchantId, payId) : undefined;
+/**
+ * `read`: the lookup's answer when the caller has it already (read with the credentials check; issue 12), which is
+ * then not read again.
+ * @throws KassaError PAYMENT_NOT_FOUND for a missing payment and for another merchant's payment alike.
+ */
+export async function getByPayId(
+  deps: PaymentServiceDeps,
+  merchantId: string,
+  payId: string,
+  read?: { payment: Payment | undefined },
+): Promise<Payment> {
+  const p = !isHexId(payId)
+    ? undefined
+    : read !== undefined
+      ? read.payment
+      : await deps.store.payments.findByPayId(merchantId, payId);
   if (!p) throw new KassaError('PAYMENT_NOT_FOUND', `no payment ${payId}`);
   return withRedirect(deps, p);
 }

@@ -100,9 +100,13 @@ export class PaymentService {
     return pruneFinishedAuthentications(this.deps);
   }
 
-  /** @throws KassaError PAYMENT_NOT_FOUND for a missing payment and for another merchant's payment alike. */
-  getByPayId(merchantId: string, payId: string): Promise<Payment> {
-    return getByPayId(this.deps, merchantId, payId);
+  /**
+   * `read`: the payment `findByPayId(merchantId, payId)` answers, when the caller read it already (with the
+   * credentials check, in the same statement: issue 12); it is then not read again.
+   * @throws KassaError PAYMENT_NOT_FOUND for a missing payment and for another merchant's payment alike.
+   */
+  getByPayId(merchantId: string, payId: string, read?: { payment: Payment | undefined }): Promise<Payment> {
+    return getByPayId(this.deps, merchantId, payId, read);
   }
 
   /** The latest payment with this transId (DESIGN.md §4). @throws KassaError PAYMENT_NOT_FOUND. */

@@ -1,12 +1,17 @@
 import { hash } from 'node:crypto';
 import type { AttemptCounters } from '../../domain/ports/attempt-counters.js';
 
-/** Reads an attempt counter (AttemptCounters.count's arguments) and the credentials epoch in one statement. */
+/**
+ * Reads an attempt counter (AttemptCounters.count's arguments) and the credentials epoch in one statement; with
+ * `alongside` (an adapter's read, opaque here: KyselyAuthEpoch.readWithAttempts) it may read that too, in the same
+ * statement, and answer its `{ value }`.
+ */
 export type ReadAttemptsWithEpoch = (
   counterKey: string,
   windowMs: number,
   now: Date,
-) => Promise<{ attempts: number; epoch: number }>;
+  alongside?: object,
+) => Promise<{ attempts: number; epoch: number; alongside?: { value: unknown } }>;
 
 /**
  * The credentials epoch when it is known without a read and no failure of the attempt counter `counterKey`
@@ -67,15 +72,23 @@ export class AuthFailureLimit {
    * one round trip for both before an HTTP Basic lookup; CredentialCache takes the epoch). No round trip at all when
    * `knownEpoch` knows the epoch and that this counter has no failures in its window. Without `readWithEpoch`, or when
    * that read fails, `epoch` is undefined and the cache reads it itself (and meets the failure there).
+   * `alongside` goes to `readWithEpoch`; `alongside` in the answer is its value when that statement read it too.
    */
-  async precheck(scope: string, clientId: string, ip: string): Promise<{ blocked: boolean; epoch?: number }> {
+  async precheck(
+    scope: string,
+    clientId: string,
+    ip: string,
+    alongside?: object,
+  ): Promise<{ blocked: boolean; epoch?: number; alongside?: { value: unknown } }> {
     const key = this.key(scope, clientId, ip);
     const now = this.now();
     const known = this.knownEpoch?.(key, AUTH_FAILURE_LIMIT.windowMs, now);
     if (known !== undefined) return { blocked: false, epoch: known };
     if (this.readWithEpoch === undefined) return { blocked: await this.counted(key, now) };
-    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now).catch(() => undefined);
-    return read === undefined ? { blocked: false } : { blocked: read.attempts >= this.max, epoch: read.epoch };
+    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now, alongside).catch(() => undefined);
+    if (read === undefined) return { blocked: false };
+    const answer = { blocked: read.attempts >= this.max, epoch: read.epoch };
+    return read.alongside === undefined ? answer : { ...answer, alongside: read.alongside };
   }
 
   /** Counts one failure (lost, not thrown, when the store cannot answer). */

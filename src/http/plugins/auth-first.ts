@@ -6,13 +6,14 @@ import type { preHandlerHookHandler, RouteOptions } from 'fastify';
  * learns nothing of a route's body rules, and an unauthenticated body is never parsed (RFC 9110 §15.5.2: the
  * request lacks valid credentials, whatever else is wrong with it). Routes declare `preHandler: auth` (the handler
  * reads `request.merchant`); the composition root applies this to the merchant API.
- * @param auth the authentication hook the routes were given (compared by identity).
+ * @param auths the authentication hooks the routes were given (compared by identity).
  */
-export function authenticateFirst(auth: preHandlerHookHandler) {
+export function authenticateFirst(...auths: preHandlerHookHandler[]) {
   return (route: RouteOptions): void => {
     const pre = route.preHandler;
     const handlers = pre === undefined ? [] : Array.isArray(pre) ? pre : [pre];
-    if (!handlers.includes(auth)) return;
+    const auth = handlers.find((h) => auths.includes(h));
+    if (auth === undefined) return;
     const rest = handlers.filter((h) => h !== auth);
     route.preHandler = rest.length > 0 ? rest : undefined;
     const onRequest =

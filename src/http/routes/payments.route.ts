@@ -24,6 +24,11 @@ export interface PaymentRoutesOptions {
   links: HostedLinks;
   idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
+  /**
+   * `auth` for getByPayId, which may read the payment with the credentials (`request.readAlongside`: the payment
+   * `findByPayId(merchantId, payID)` answers); `auth` when absent.
+   */
+  lookupAuth?: preHandlerHookHandler;
   publicUrl: string;
 }
 
@@ -99,7 +104,7 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
   app.get(
     '/payments/getByPayId/:payID',
     {
-      preHandler: auth,
+      preHandler: opts.lookupAuth ?? auth,
       schema: {
         summary: 'Payment details by payId',
         tags: ['payments'],
@@ -107,7 +112,11 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
         response: { 200: ref('PaymentDetails'), ...ProblemResponses },
       },
     },
-    async (request) => detailsOf(await payments.getByPayId(merchantOf(request).merchantId, request.params.payID)),
+    async (request) => {
+      const read = request.readAlongside as { value: Payment | undefined } | undefined;
+      const { merchantId } = merchantOf(request);
+      return detailsOf(await payments.getByPayId(merchantId, request.params.payID, read && { payment: read.value }));
+    },
   );
 
   app.get(

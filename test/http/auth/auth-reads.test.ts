@@ -1,3 +1,4 @@
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { directPaymentBody } from '../../../bench/workload.js';
@@ -112,3 +113,98 @@ describe.runIf(DIALECTS.includes('postgres')).each([{ listen: 'off' }, { listen:
     );
   },
 );
+
+/**
+ * On SQLite (issue 12) a getByPayId with HTTP Basic is ONE statement on the read connection: the failure count, the
+ * credentials epoch and the payment with its operations (KyselyAuthEpoch.readWithAttempts with the payment's read
+ * alongside), one read transaction instead of two. The payment it read is answered only once the key is checked
+ * under that same epoch.
+ */
+describe.runIf(DIALECTS.includes('sqlite'))('the reads of an authenticated lookup (sqlite)', () => {
+  let t: TestKassa;
+  let auth: { merchantId: string; apiKey: string };
+  let payId: string;
+  let createdOperations: unknown[];
+  /** better-sqlite3's Statement.prototype: the read connection's statements run through its `all`. */
+  const statementPrototype = Object.getPrototypeOf(new SQLite(':memory:').prepare('select 1')) as {
+    all(...params: unknown[]): unknown[];
+  };
+
+  beforeAll(async () => {
+    t = await startTestKassa('sqlite', {
+      notifications: { pollIntervalMs: 3_600_000 },
+      followUpRecovery: { sweepMs: 3_600_000 },
+    });
+    const { merchantId, apiKey } = await t.createMerchant();
+    auth = { merchantId, apiKey };
+    const created = await t.call('POST', '/api/v1/payments', { auth, json: JSON.parse(directPaymentBody('reads-s1')) });
+    expect(created.status).toBe(201);
+    payId = created.body.payId;
+    createdOperations = created.body.operations;
+    expect((await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth })).status).toBe(200); // warm the cache
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await t?.close();
+  });
+
+  /** The SQL of the statements the read connection runs for one call, and the call's answer. */
+  async function readsOf(path: string, credentials: { merchantId: string; apiKey: string } | { token: string }) {
+    const all = vi.spyOn(statementPrototype, 'all');
+    try {
+      const response = await t.call('GET', path, { auth: credentials });
+      return { response, sql: all.mock.contexts.map((statement) => (statement as { source: string }).source) };
+    } finally {
+      all.mockRestore();
+    }
+  }
+
+  it('is one statement: the failure count and the epoch with the payment and its operations', async () => {
+    const { response, sql } = await readsOf(`/api/v1/payments/getByPayId/${payId}`, auth);
+    expect(response.status).toBe(200);
+    expect(sql, sql.join('\n')).toHaveLength(1);
+    expect(sql[0]).toMatch(/"auth_epoch".*"rate_limit_counter".*"payment_operation".*from "payment"/s);
+    expect(response.body).toMatchObject({ payId, status: 'OK', merchantId: auth.merchantId });
+    expect(response.body.operations).toEqual(createdOperations);
+    expect(createdOperations.length).toBeGreaterThan(0);
+  });
+
+  it('answers what a lookup that reads the payment on its own answers (an access token)', async () => {
+    const token = await t.call('POST', '/authorization/oauth/token', {
+      form: { grant_type: 'client_credentials', client_id: auth.merchantId, client_secret: auth.apiKey },
+    });
+    expect(token.status).toBe(200);
+    const alone = await readsOf(`/api/v1/payments/getByPayId/${payId}`, { token: token.body.access_token });
+    expect(alone.sql.some((q) => /"auth_epoch"/.test(q) && /from "payment"/.test(q))).toBe(false);
+    const along = await readsOf(`/api/v1/payments/getByPayId/${payId}`, auth);
+    expect(along.response.status).toBe(200);
+    expect(along.response.text).toBe(alone.response.text);
+  });
+
+  it('answers 404 for an unknown payId and for another merchant’s payment, as the lookup on its own does', async () => {
+    const other = await t.createMerchant();
+    const otherAuth = { merchantId: other.merchantId, apiKey: other.apiKey };
+    expect((await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: otherAuth })).status).toBe(404);
+    const unknown = await readsOf(`/api/v1/payments/getByPayId/${'0'.repeat(32)}`, auth);
+    expect(unknown.response.status).toBe(404);
+    expect(unknown.response.body.code).toBe('PAYMENT_NOT_FOUND');
+    expect(unknown.sql).toHaveLength(1);
+  });
+
+  it('a wrong key gets 401 and nothing of the payment it read; after ten failures the right key gets 429', async () => {
+    const m = await t.createMerchant();
+    const created = await t.call('POST', '/api/v1/payments', {
+      auth: { merchantId: m.merchantId, apiKey: m.apiKey },
+      json: JSON.parse(directPaymentBody('reads-s2')),
+    });
+    const path = `/api/v1/payments/getByPayId/${created.body.payId}`;
+    for (let i = 0; i < 10; i++) {
+      const wrong = await t.call('GET', path, { auth: { merchantId: m.merchantId, apiKey: 'not-the-key' } });
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).not.toContain(created.body.payId);
+    }
+    const blocked = await t.call('GET', path, { auth: { merchantId: m.merchantId, apiKey: m.apiKey } });
+    expect(blocked.status).toBe(429);
+    expect(blocked.text).not.toContain(created.body.payId);
+  });
+});

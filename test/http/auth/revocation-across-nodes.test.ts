@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { directPaymentBody } from '../../../bench/workload.js';
 import { buildApp, type Kassa } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { createDb } from '../../../src/storage/create-db.js';
@@ -81,5 +82,26 @@ describe.each(DIALECTS)('revocation across nodes with cached credentials (%s)', 
     expect(await onB(basic(m.merchantId, m.apiKey))).toBe(401);
     expect(await onB(`Bearer ${token}`)).toBe(401);
     expect(await onB(basic(m.merchantId, second.apiKey))).toBe(404);
+  });
+
+  it('a lookup by payId, whose payment SQLite reads with the credentials check, is refused on the very next request too', async () => {
+    const m = await a.createMerchant();
+    const created = await a.call('POST', '/api/v1/payments', {
+      auth: { merchantId: m.merchantId, apiKey: m.apiKey },
+      json: JSON.parse(directPaymentBody('revoked-lookup-1')),
+    });
+    expect(created.status).toBe(201);
+    const lookup = async () =>
+      fetch(`${bUrl}/api/v1/payments/getByPayId/${created.body.payId}`, {
+        headers: { authorization: basic(m.merchantId, m.apiKey) },
+        dispatcher,
+      });
+    for (let i = 0; i < 2; i++) expect((await lookup()).status).toBe(200); // the second from B's credential cache
+
+    await a.kassa.services.merchants.revokeApiKey(m.merchantId, m.keyId);
+
+    const refused = await lookup();
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).not.toContain(created.body.payId);
   });
 });
