@@ -467,18 +467,18 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const auth = merchantAuth(credentialCache, tokens, authFailures);
   // getByPayId on SQLite: the payment is read by the credentials check's statement (KyselyAuthEpoch.readWithAttempts),
   // one read transaction instead of two (issue 12). PostgreSQL shares both reads among concurrent requests instead.
-  const lookupPayments = new KyselyPaymentRepository(db.kysely);
-  const lookupAuth =
-    db.dialect === 'sqlite'
-      ? merchantAuth(credentialCache, tokens, authFailures, {
-          alongside: (request, merchantId) => {
-            const payId = (request.params as { payID?: unknown }).payID;
-            return typeof payId === 'string' && isHexId(payId)
-              ? lookupPayments.byPayIdAlongside(merchantId, payId)
-              : undefined;
-          },
-        })
-      : auth;
+  const lookupAuth = db.dialect === 'sqlite' ? sqliteLookupAuth() : auth;
+  function sqliteLookupAuth() {
+    const lookupPayments = new KyselyPaymentRepository(db.kysely);
+    return merchantAuth(credentialCache, tokens, authFailures, {
+      alongside: (request, merchantId) => {
+        const payId = (request.params as { payID?: unknown }).payID;
+        return typeof payId === 'string' && isHexId(payId)
+          ? lookupPayments.byPayIdAlongside(merchantId, payId)
+          : undefined;
+      },
+    });
+  }
   const idempotentReplies = new IdempotentReplies(services.idempotency, secrets.dataKey);
 
   app.setErrorHandler(problemErrorHandler);

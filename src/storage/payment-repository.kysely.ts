@@ -399,20 +399,21 @@ export class KyselyPaymentRepository implements PaymentRepository {
       shape: 'payment.byPayId',
       params: [merchantId, payId],
       build: () =>
-        this.selectWithOperations()
-          .where('merchant_id', '=', merchantId)
-          .where('pay_id', '=', payId) as SelectQueryBuilder<Database, keyof Database, Record<string, unknown>>,
+        this.byPayIdQuery(merchantId, payId) as SelectQueryBuilder<Database, keyof Database, Record<string, unknown>>,
       parse: (row) => (row.pay_id == null ? undefined : paymentWithOperations(row as PaymentWithOperationsRow)),
     };
   }
 
   /** One payment by `merchant_id = ? and pay_id = ?`. */
   private async findOne(merchantId: string, payId: string): Promise<Payment | undefined> {
-    const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () =>
-      this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
-    );
+    const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () => this.byPayIdQuery(merchantId, payId));
     const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
     return row && paymentWithOperations(row);
+  }
+
+  /** `selectWithOperations() where merchant_id = ? and pay_id = ?`: findOne's query, also read alongside. */
+  private byPayIdQuery(merchantId: string, payId: string) {
+    return this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId);
   }
 
   /**
