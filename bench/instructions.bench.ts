@@ -1,5 +1,5 @@
 /**
- * `npm run bench:instructions [-- --what direct,lookup] [-- --requests N] [-- --warmup N] [-- --dist DIR]`:
+ * `npm run bench:instructions [-- --what direct,lookup,by-trans-id,session] [-- --requests N] [-- --warmup N] [-- --dist DIR]`:
  * the user-space instructions a Kassa server on SQLite executes per request, counted by valgrind's callgrind. For
  * changes too small for `npm run bench` to tell apart: on this shared 2-core machine one phase's main-thread CPU per
  * answer drifts by ±10–30 % between runs, while these counts repeat within a few per cent (one build's lookup: 629–672k
@@ -7,7 +7,8 @@
  * session 12). They count no kernel time (socket writes, fsync) and no waiting, and an instruction is not a unit of
  * time: read them as "less work" or "more work", and confirm with `npm run bench`.
  *
- * For each of `--what` (DIRECT payment creation, GET getByPayId), a fresh server (bench/kassa-server.ts, compiled, on a
+ * For each of `--what` (DIRECT payment creation, GET getByPayId; GET getByTransId `by-trans-id` and a hosted payment
+ * page session's creation `session`, run only when asked), a fresh server (bench/kassa-server.ts, compiled, on a
  * new SQLite database) runs under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; this process
  * sends `--warmup` requests (V8 tiers the hot path up meanwhile), switches instrumentation on with
  * `callgrind_control -i on`, sends `--requests` more over 8 keep-alive connections, dumps the counters and prints them
@@ -28,7 +29,7 @@ import { Agent, request } from 'undici';
 import { readCallgrindDump } from './callgrind.js';
 import type { ChildMessage } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
-import { createPayments, directPaymentBody, LOOKUP_PAYMENTS } from './workload.js';
+import { createPayments, directPaymentBody, LOOKUP_PAYMENTS, sessionBody } from './workload.js';
 
 const CONNECTIONS = 8;
 const { values: args } = parseArgs({
@@ -40,8 +41,17 @@ const { values: args } = parseArgs({
     keep: { type: 'string' },
   },
 });
-const WHAT = String(args.what).split(',');
-for (const w of WHAT) if (w !== 'direct' && w !== 'lookup') throw new Error(`--what: direct or lookup, not ${w}`);
+const KINDS = ['direct', 'lookup', 'by-trans-id', 'session'] as const;
+type What = (typeof KINDS)[number];
+/** What each kind's line names. */
+const LABEL: Record<What, string> = {
+  direct: 'POST /api/v1/payments (DIRECT)',
+  lookup: 'GET getByPayId',
+  'by-trans-id': 'GET getByTransId',
+  session: 'POST /api/v1/payments/sessions',
+};
+const WHAT = String(args.what).split(',') as What[];
+for (const w of WHAT) if (!KINDS.includes(w)) throw new Error(`--what: ${KINDS.join(', ')}, not ${w}`);
 
 const dist = args.dist ?? compileBenchChildren();
 
@@ -69,7 +79,7 @@ async function send(
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
 }
 
-async function measure(what: 'direct' | 'lookup'): Promise<void> {
+async function measure(what: What): Promise<void> {
   const requests = Number(args.requests ?? (what === 'direct' ? 1_000 : 2_000));
   const warmup = Number(args.warmup ?? (what === 'direct' ? 2_000 : 3_000));
   const dataDir = mkdtempSync(join(tmpdir(), 'kassa-instructions-'));
@@ -98,15 +108,27 @@ async function measure(what: 'direct' | 'lookup'): Promise<void> {
     });
     // Lookups read a different one of LOOKUP_PAYMENTS payments each request, as `npm run bench`'s lookup phase does
     // (one payId read over and over kept caches warm that merchants reading their payments do not).
+    // getByTransId reads the same payments by the transIds they were created with (`instr-<pid>-<n>`).
     const payIds =
-      what === 'lookup'
-        ? await createPayments(ready.url, ready.authorization, LOOKUP_PAYMENTS, `instr-${process.pid}`, CONNECTIONS)
-        : [];
+      what === 'direct' || what === 'session'
+        ? []
+        : await createPayments(ready.url, ready.authorization, LOOKUP_PAYMENTS, `instr-${process.pid}`, CONNECTIONS);
     let n = 0;
     const next = () =>
       what === 'direct'
         ? { method: 'POST' as const, path: '/api/v1/payments', body: directPaymentBody(`instr-${process.pid}-${n++}`) }
-        : { method: 'GET' as const, path: `/api/v1/payments/getByPayId/${payIds[n++ % payIds.length]}` };
+        : what === 'session'
+          ? {
+              method: 'POST' as const,
+              path: '/api/v1/payments/sessions',
+              body: sessionBody(`instr-${process.pid}-${n++}`),
+            }
+          : what === 'lookup'
+            ? { method: 'GET' as const, path: `/api/v1/payments/getByPayId/${payIds[n++ % payIds.length]}` }
+            : {
+                method: 'GET' as const,
+                path: `/api/v1/payments/getByTransId/instr-${process.pid}-${n++ % payIds.length}`,
+              };
     await send(warmup, next, ready, dispatcher);
     const pid = String(child.pid);
     execFileSync('callgrind_control', ['-i', 'on', pid], { stdio: 'ignore' });
@@ -121,7 +143,7 @@ async function measure(what: 'direct' | 'lookup'): Promise<void> {
       .filter((t) => t.thread !== 1 && t.instructions > total / 100)
       .map((t) => `thread ${t.thread} ${k(t.instructions)}`);
     console.log(
-      `${what === 'direct' ? 'POST /api/v1/payments (DIRECT)' : 'GET getByPayId'}: ${requests} requests, ` +
+      `${LABEL[what]}: ${requests} requests, ` +
         `instructions per request: main thread ${k(main)}, all threads ${k(total)} (${others.join(', ')})`,
     );
   } finally {
@@ -143,4 +165,4 @@ async function measure(what: 'direct' | 'lookup'): Promise<void> {
 }
 
 console.log(`# user-space instructions per request (callgrind), ${dist}`);
-for (const what of WHAT) await measure(what as 'direct' | 'lookup');
+for (const what of WHAT) await measure(what);

@@ -465,17 +465,20 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const readEpoch = async () => authListener?.liveEpoch() ?? authEpoch.read();
   const credentialCache = new CredentialCache(services.merchants, readEpoch);
   const auth = merchantAuth(credentialCache, tokens, authFailures);
-  // getByPayId on SQLite: the payment is read by the credentials check's statement (KyselyAuthEpoch.readWithAttempts),
-  // one read transaction instead of two (issue 12). PostgreSQL shares both reads among concurrent requests instead.
+  // getByPayId and getByTransId on SQLite: the payment is read by the credentials check's statement
+  // (KyselyAuthEpoch.readWithAttempts), one read transaction instead of two (issue 12). PostgreSQL shares both reads
+  // among concurrent requests instead.
   const lookupAuth = db.dialect === 'sqlite' ? sqliteLookupAuth() : auth;
   function sqliteLookupAuth() {
     const lookupPayments = new KyselyPaymentRepository(db.kysely);
     return merchantAuth(credentialCache, tokens, authFailures, {
       alongside: (request, merchantId) => {
-        const payId = (request.params as { payID?: unknown }).payID;
-        return typeof payId === 'string' && isHexId(payId)
-          ? lookupPayments.byPayIdAlongside(merchantId, payId)
-          : undefined;
+        const { payID, transID } = request.params as { payID?: unknown; transID?: unknown };
+        if (typeof payID === 'string') {
+          return isHexId(payID) ? lookupPayments.byPayIdAlongside(merchantId, payID) : undefined;
+        }
+        // The route's schema has checked transID (preHandler hooks run after validation).
+        return typeof transID === 'string' ? lookupPayments.byTransIdAlongside(merchantId, transID) : undefined;
       },
     });
   }

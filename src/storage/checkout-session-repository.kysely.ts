@@ -3,6 +3,7 @@ import type { CaptureMethod } from '../domain/payments/payment.js';
 import type { CheckoutSessionRepository } from '../domain/ports/store.js';
 import type { CheckoutSession } from '../domain/sessions/checkout-session.js';
 import type { CheckoutSessionTable, Database } from './database.js';
+import { shaped } from './query-shapes.js';
 import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
 
 function sessionRowToSession(row: Selectable<CheckoutSessionTable>): CheckoutSession {
@@ -33,45 +34,49 @@ export class KyselyCheckoutSessionRepository implements CheckoutSessionRepositor
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(s: CheckoutSession): Promise<void> {
-    await this.db
-      .insertInto('checkout_session')
-      .values({
-        session_id: s.sessionId,
-        merchant_id: s.merchantId,
-        trans_id: s.transId,
-        ref_nr: s.refNr ?? null,
-        value: s.value,
-        currency: s.currency,
-        capture_method: s.captureMethod,
-        language: s.language ?? null,
-        order_data: toJson(s.order),
-        customer_info: toJson(s.customerInfo),
-        urls: JSON.stringify(s.urls),
-        metadata: toJson(s.metadata),
-        informational: toJson(s.informational),
-        status: s.status,
-        pay_id: s.payId ?? null,
-        card_tries: s.cardTries,
-        expires_at: toDbTime(s.expiresAt),
-        created_at: toDbTime(s.creationDate),
-      })
-      .execute();
+    const row = {
+      session_id: s.sessionId,
+      merchant_id: s.merchantId,
+      trans_id: s.transId,
+      ref_nr: s.refNr ?? null,
+      value: s.value,
+      currency: s.currency,
+      capture_method: s.captureMethod,
+      language: s.language ?? null,
+      order_data: toJson(s.order),
+      customer_info: toJson(s.customerInfo),
+      urls: JSON.stringify(s.urls),
+      metadata: toJson(s.metadata),
+      informational: toJson(s.informational),
+      status: s.status,
+      pay_id: s.payId ?? null,
+      card_tries: s.cardTries,
+      expires_at: toDbTime(s.expiresAt),
+      created_at: toDbTime(s.creationDate),
+    };
+    // Every column is given (NULL when absent): one query shape.
+    const query = shaped(this.db, 'checkout_session.insert', Object.values(row), () =>
+      this.db.insertInto('checkout_session').values(row),
+    );
+    await this.db.executeQuery(query);
   }
 
   async find(sessionId: string): Promise<CheckoutSession | undefined> {
-    const row = await this.db
-      .selectFrom('checkout_session')
-      .selectAll()
-      .where('session_id', '=', sessionId)
-      .executeTakeFirst();
+    const query = shaped(this.db, 'checkout_session.find', [sessionId], () =>
+      this.db.selectFrom('checkout_session').selectAll().where('session_id', '=', sessionId),
+    );
+    const row = (await this.db.executeQuery(query)).rows[0] as Selectable<CheckoutSessionTable> | undefined;
     return row && sessionRowToSession(row);
   }
 
   async update(s: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId' | 'cardTries'>): Promise<void> {
-    await this.db
-      .updateTable('checkout_session')
-      .set({ status: s.status, pay_id: s.payId ?? null, card_tries: s.cardTries })
-      .where('session_id', '=', s.sessionId)
-      .execute();
+    const params = [s.status, s.payId ?? null, s.cardTries, s.sessionId];
+    const query = shaped(this.db, 'checkout_session.update', params, () =>
+      this.db
+        .updateTable('checkout_session')
+        .set({ status: s.status, pay_id: s.payId ?? null, card_tries: s.cardTries })
+        .where('session_id', '=', s.sessionId),
+    );
+    await this.db.executeQuery(query);
   }
 }

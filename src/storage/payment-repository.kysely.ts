@@ -478,15 +478,17 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined> {
-    const row = await this.db
-      .selectFrom('payment')
-      .selectAll()
-      .where('merchant_id', '=', merchantId)
-      .where('pay_id', '=', payId)
-      // SQLite has no row locks and needs none: Kysely's SqliteDialect holds its one connection for a whole
-      // transaction, so transactions run one at a time.
-      .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate())
-      .executeTakeFirst();
+    const query = shaped(this.db, 'payment.byPayIdForUpdate', [merchantId, payId], () =>
+      this.db
+        .selectFrom('payment')
+        .selectAll()
+        .where('merchant_id', '=', merchantId)
+        .where('pay_id', '=', payId)
+        // SQLite has no row locks and needs none: Kysely's SqliteDialect holds its one connection for a whole
+        // transaction, so transactions run one at a time.
+        .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate()),
+    );
+    const row = (await this.db.executeQuery(query)).rows[0] as Selectable<PaymentTable> | undefined;
     // Not selectWithOperations: a statement that waited for the row lock still reads the operations of the snapshot
     // it started with (READ COMMITTED re-checks only the locked row), so a concurrent follow-up's operation would be
     // missed. Read after the lock, they are current.
@@ -494,20 +496,52 @@ export class KyselyPaymentRepository implements PaymentRepository {
   }
 
   async findByPayIdAnyMerchant(payId: string): Promise<Payment | undefined> {
-    const row = await this.selectWithOperations().where('pay_id', '=', payId).executeTakeFirst();
+    const query = shaped(this.db, 'payment.byPayIdAnyMerchant', [payId], () =>
+      this.selectWithOperations().where('pay_id', '=', payId),
+    );
+    const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
     return row && paymentWithOperations(row);
   }
 
   async findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined> {
-    const row = await this.selectWithOperations()
+    const query = shaped(this.db, 'payment.latestByTransId', [merchantId, transId], () =>
+      this.latestByTransIdQuery(merchantId, transId),
+    );
+    const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
+    return row && paymentWithOperations(row);
+  }
+
+  /**
+   * findLatestByTransId's lookup as a read to run alongside another, as {@link byPayIdAlongside} is (the credentials
+   * check and the payment in one statement on SQLite; issue 12). `parse` answers undefined when the merchant has no
+   * payment with that transId.
+   */
+  byTransIdAlongside(merchantId: string, transId: string): ReadAlongside<Payment | undefined> {
+    return {
+      shape: 'payment.latestByTransId',
+      params: [merchantId, transId],
+      build: () =>
+        this.latestByTransIdQuery(merchantId, transId) as SelectQueryBuilder<
+          Database,
+          keyof Database,
+          Record<string, unknown>
+        >,
+      parse: (row) => (row.pay_id == null ? undefined : paymentWithOperations(row as PaymentWithOperationsRow)),
+    };
+  }
+
+  /**
+   * The merchant's latest payment with `transId` (DESIGN.md §4), one row: the newest by created_at; of two tries within
+   * one millisecond the live one (at most one is not FAILED, by the partial unique index), then the higher payId.
+   */
+  private latestByTransIdQuery(merchantId: string, transId: string) {
+    return this.selectWithOperations()
       .where('merchant_id', '=', merchantId)
       .where('trans_id', '=', transId)
       .orderBy('created_at', 'desc')
-      // Two tries within one millisecond: the live one (at most one is not FAILED, by the partial unique index).
       .orderBy(sql`case when status = 'FAILED' then 1 else 0 end`)
       .orderBy('pay_id', 'desc')
-      .executeTakeFirst();
-    return row && paymentWithOperations(row);
+      .limit(sql.lit(1));
   }
 
   /**

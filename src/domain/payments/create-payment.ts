@@ -90,9 +90,18 @@ export async function getByPayId(
   return withRedirect(deps, p);
 }
 
-/** The latest payment with this transId (DESIGN.md §4). @throws KassaError PAYMENT_NOT_FOUND. */
-export async function getByTransId(deps: PaymentServiceDeps, merchantId: string, transId: string): Promise<Payment> {
-  const p = await deps.store.payments.findLatestByTransId(merchantId, transId);
+/**
+ * The latest payment with this transId (DESIGN.md §4); `read`, when given, is what
+ * `store.payments.findLatestByTransId(merchantId, transId)` answered, read by the caller. @throws KassaError
+ * PAYMENT_NOT_FOUND.
+ */
+export async function getByTransId(
+  deps: PaymentServiceDeps,
+  merchantId: string,
+  transId: string,
+  read?: { payment: Payment | undefined },
+): Promise<Payment> {
+  const p = read !== undefined ? read.payment : await deps.store.payments.findLatestByTransId(merchantId, transId);
   if (!p) throw new KassaError('PAYMENT_NOT_FOUND', `no payment with transId ${transId}`);
   return withRedirect(deps, p);
 }

@@ -109,8 +109,11 @@ export class PaymentService {
     return getByPayId(this.deps, merchantId, payId, read);
   }
 
-  /** The latest payment with this transId (DESIGN.md §4). @throws KassaError PAYMENT_NOT_FOUND. */
-  getByTransId(merchantId: string, transId: string): Promise<Payment> {
-    return getByTransId(this.deps, merchantId, transId);
+  /**
+   * The latest payment with this transId (DESIGN.md §4); `read`, when given, is what findLatestByTransId answered
+   * alongside the credentials check (see getByPayId). @throws KassaError PAYMENT_NOT_FOUND.
+   */
+  getByTransId(merchantId: string, transId: string, read?: { payment: Payment | undefined }): Promise<Payment> {
+    return getByTransId(this.deps, merchantId, transId, read);
   }
 }

@@ -25,8 +25,9 @@ export interface PaymentRoutesOptions {
   idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
   /**
-   * `auth` for getByPayId, which may read the payment with the credentials (`request.readAlongside`: the payment
-   * `findByPayId(merchantId, payID)` answers); `auth` when absent.
+   * `auth` for getByPayId and getByTransId, which may read the payment with the credentials (`request.readAlongside`:
+   * the payment `findByPayId(merchantId, payID)` or `findLatestByTransId(merchantId, transID)` answers); `auth` when
+   * absent.
    */
   lookupAuth?: preHandlerHookHandler;
   publicUrl: string;
@@ -122,7 +123,7 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
   app.get(
     '/payments/getByTransId/:transID',
     {
-      preHandler: auth,
+      preHandler: opts.lookupAuth ?? auth,
       schema: {
         summary: 'Details of the latest payment with a transId',
         tags: ['payments'],
@@ -130,6 +131,12 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
         response: { 200: ref('PaymentDetails'), ...ProblemResponses },
       },
     },
-    async (request) => detailsOf(await payments.getByTransId(merchantOf(request).merchantId, request.params.transID)),
+    async (request) => {
+      const read = request.readAlongside as { value: Payment | undefined } | undefined;
+      const { merchantId } = merchantOf(request);
+      return detailsOf(
+        await payments.getByTransId(merchantId, request.params.transID, read && { payment: read.value }),
+      );
+    },
   );
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { directPaymentBody } from '../../../bench/workload.js';
 import { LISTENER_APPLICATION_NAME } from '../../../src/storage/postgres-auth-listener.js';
+import { directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
 import { spyOnStatements } from '../../helpers/pg-queries.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
@@ -114,16 +115,21 @@ describe.runIf(DIALECTS.includes('postgres')).each([{ listen: 'off' }, { listen:
   },
 );
 
+/** The lookups that read the payment alongside the credentials check on SQLite. */
+const LOOKUPS = ['getByPayId', 'getByTransId'] as const;
+type Lookup = (typeof LOOKUPS)[number];
+
 /**
- * On SQLite (issue 12) a getByPayId with HTTP Basic is ONE statement on the read connection: the failure count, the
- * credentials epoch and the payment with its operations (KyselyAuthEpoch.readWithAttempts with the payment's read
- * alongside), one read transaction instead of two. The payment it read is answered only once the key is checked
- * under that same epoch.
+ * On SQLite (issue 12) a getByPayId or getByTransId with HTTP Basic is ONE statement on the read connection: the
+ * failure count, the credentials epoch and the payment with its operations (KyselyAuthEpoch.readWithAttempts with the
+ * payment's read alongside), one read transaction instead of two. The payment it read is answered only once the key is
+ * checked under that same epoch.
  */
 describe.runIf(DIALECTS.includes('sqlite'))('the reads of an authenticated lookup (sqlite)', () => {
   let t: TestKassa;
   let auth: { merchantId: string; apiKey: string };
   let payId: string;
+  let transId: string;
   let createdOperations: unknown[];
   /** better-sqlite3's Statement.prototype: the read connection's statements run through its `all`. */
   const statementPrototype = Object.getPrototypeOf(new SQLite(':memory:').prepare('select 1')) as {
@@ -140,6 +146,7 @@ describe.runIf(DIALECTS.includes('sqlite'))('the reads of an authenticated looku
     const created = await t.call('POST', '/api/v1/payments', { auth, json: JSON.parse(directPaymentBody('reads-s1')) });
     expect(created.status).toBe(201);
     payId = created.body.payId;
+    transId = created.body.transId;
     createdOperations = created.body.operations;
     expect((await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth })).status).toBe(200); // warm the cache
   });
@@ -159,52 +166,84 @@ describe.runIf(DIALECTS.includes('sqlite'))('the reads of an authenticated looku
     }
   }
 
-  it('is one statement: the failure count and the epoch with the payment and its operations', async () => {
-    const { response, sql } = await readsOf(`/api/v1/payments/getByPayId/${payId}`, auth);
-    expect(response.status).toBe(200);
-    expect(sql, sql.join('\n')).toHaveLength(1);
-    expect(sql[0]).toMatch(/"auth_epoch".*"rate_limit_counter".*"payment_operation".*from "payment"/s);
-    expect(response.body).toMatchObject({ payId, status: 'OK', merchantId: auth.merchantId });
-    expect(response.body.operations).toEqual(createdOperations);
-    expect(createdOperations.length).toBeGreaterThan(0);
-  });
+  /** The lookup's path: by payId, or by the transId the payment was created with. */
+  const lookupPath = (by: Lookup, payment: { payId: string; transId: string }) =>
+    by === 'getByPayId'
+      ? `/api/v1/payments/getByPayId/${payment.payId}`
+      : `/api/v1/payments/getByTransId/${encodeURIComponent(payment.transId)}`;
 
-  it('answers what a lookup that reads the payment on its own answers (an access token)', async () => {
-    const token = await t.call('POST', '/authorization/oauth/token', {
-      form: { grant_type: 'client_credentials', client_id: auth.merchantId, client_secret: auth.apiKey },
-    });
-    expect(token.status).toBe(200);
-    const alone = await readsOf(`/api/v1/payments/getByPayId/${payId}`, { token: token.body.access_token });
-    expect(alone.sql.some((q) => /"auth_epoch"/.test(q) && /from "payment"/.test(q))).toBe(false);
-    const along = await readsOf(`/api/v1/payments/getByPayId/${payId}`, auth);
-    expect(along.response.status).toBe(200);
-    expect(along.response.text).toBe(alone.response.text);
-  });
+  it.each(LOOKUPS)(
+    '%s is one statement: the failure count and the epoch with the payment and its operations',
+    async (by) => {
+      const { response, sql } = await readsOf(lookupPath(by, { payId, transId }), auth);
+      expect(response.status).toBe(200);
+      expect(sql, sql.join('\n')).toHaveLength(1);
+      expect(sql[0]).toMatch(/"auth_epoch".*"rate_limit_counter".*"payment_operation".*from "payment"/s);
+      expect(response.body).toMatchObject({ payId, transId, status: 'OK', merchantId: auth.merchantId });
+      expect(response.body.operations).toEqual(createdOperations);
+      expect(createdOperations.length).toBeGreaterThan(0);
+    },
+  );
 
-  it('answers 404 for an unknown payId and for another merchant’s payment, as the lookup on its own does', async () => {
-    const other = await t.createMerchant();
-    const otherAuth = { merchantId: other.merchantId, apiKey: other.apiKey };
-    expect((await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: otherAuth })).status).toBe(404);
-    const unknown = await readsOf(`/api/v1/payments/getByPayId/${'0'.repeat(32)}`, auth);
-    expect(unknown.response.status).toBe(404);
-    expect(unknown.response.body.code).toBe('PAYMENT_NOT_FOUND');
-    expect(unknown.sql).toHaveLength(1);
-  });
+  it.each(LOOKUPS)(
+    '%s answers what a lookup that reads the payment on its own answers (an access token)',
+    async (by) => {
+      const token = await t.call('POST', '/authorization/oauth/token', {
+        form: { grant_type: 'client_credentials', client_id: auth.merchantId, client_secret: auth.apiKey },
+      });
+      expect(token.status).toBe(200);
+      const path = lookupPath(by, { payId, transId });
+      const alone = await readsOf(path, { token: token.body.access_token });
+      expect(alone.sql.some((q) => /"auth_epoch"/.test(q) && /from "payment"/.test(q))).toBe(false);
+      const along = await readsOf(path, auth);
+      expect(along.response.status).toBe(200);
+      expect(along.response.text).toBe(alone.response.text);
+    },
+  );
 
-  it('a wrong key gets 401 and nothing of the payment it read; after ten failures the right key gets 429', async () => {
+  it.each(LOOKUPS)(
+    '%s answers 404 for an unknown payment and for another merchant’s, as the lookup on its own does',
+    async (by) => {
+      const other = await t.createMerchant();
+      const otherAuth = { merchantId: other.merchantId, apiKey: other.apiKey };
+      expect((await t.call('GET', lookupPath(by, { payId, transId }), { auth: otherAuth })).status).toBe(404);
+      const unknown = await readsOf(lookupPath(by, { payId: '0'.repeat(32), transId: 'no-such-trans-id' }), auth);
+      expect(unknown.response.status).toBe(404);
+      expect(unknown.response.body.code).toBe('PAYMENT_NOT_FOUND');
+      expect(unknown.sql).toHaveLength(1);
+    },
+  );
+
+  it('getByTransId reads the latest payment with the transId: after a declined try, the new payment', async () => {
     const m = await t.createMerchant();
-    const created = await t.call('POST', '/api/v1/payments', {
-      auth: { merchantId: m.merchantId, apiKey: m.apiKey },
-      json: JSON.parse(directPaymentBody('reads-s2')),
-    });
-    const path = `/api/v1/payments/getByPayId/${created.body.payId}`;
-    for (let i = 0; i < 10; i++) {
-      const wrong = await t.call('GET', path, { auth: { merchantId: m.merchantId, apiKey: 'not-the-key' } });
-      expect(wrong.status).toBe(401);
-      expect(wrong.text).not.toContain(created.body.payId);
-    }
-    const blocked = await t.call('GET', path, { auth: { merchantId: m.merchantId, apiKey: m.apiKey } });
-    expect(blocked.status).toBe(429);
-    expect(blocked.text).not.toContain(created.body.payId);
+    const mAuth = { merchantId: m.merchantId, apiKey: m.apiKey };
+    const pay = (pan: string) =>
+      t.call('POST', '/api/v1/payments', { auth: mAuth, json: directPayment(pan, { transId: 'reads-retry' }) });
+    expect((await pay(testPan('40000000', '1002'))).body.status).toBe('FAILED');
+    const retried = await pay(testPan('40000000', '1000'));
+    expect(retried.body.status).toBe('OK');
+    const { response, sql } = await readsOf('/api/v1/payments/getByTransId/reads-retry', mAuth);
+    expect(sql).toHaveLength(1);
+    expect(response.body).toMatchObject({ payId: retried.body.payId, transId: 'reads-retry', status: 'OK' });
   });
+
+  it.each(LOOKUPS)(
+    '%s: a wrong key gets 401 and nothing of the payment it read; after ten failures the right key gets 429',
+    async (by) => {
+      const m = await t.createMerchant();
+      const created = await t.call('POST', '/api/v1/payments', {
+        auth: { merchantId: m.merchantId, apiKey: m.apiKey },
+        json: JSON.parse(directPaymentBody(`reads-s2-${by}`)),
+      });
+      const path = lookupPath(by, created.body);
+      for (let i = 0; i < 10; i++) {
+        const wrong = await t.call('GET', path, { auth: { merchantId: m.merchantId, apiKey: 'not-the-key' } });
+        expect(wrong.status).toBe(401);
+        expect(wrong.text).not.toContain(created.body.payId);
+      }
+      const blocked = await t.call('GET', path, { auth: { merchantId: m.merchantId, apiKey: m.apiKey } });
+      expect(blocked.status).toBe(429);
+      expect(blocked.text).not.toContain(created.body.payId);
+    },
+  );
 });

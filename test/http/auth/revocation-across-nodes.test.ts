@@ -84,24 +84,30 @@ describe.each(DIALECTS)('revocation across nodes with cached credentials (%s)', 
     expect(await onB(basic(m.merchantId, second.apiKey))).toBe(404);
   });
 
-  it('a lookup by payId, whose payment SQLite reads with the credentials check, is refused on the very next request too', async () => {
-    const m = await a.createMerchant();
-    const created = await a.call('POST', '/api/v1/payments', {
-      auth: { merchantId: m.merchantId, apiKey: m.apiKey },
-      json: JSON.parse(directPaymentBody('revoked-lookup-1')),
-    });
-    expect(created.status).toBe(201);
-    const lookup = async () =>
-      fetch(`${bUrl}/api/v1/payments/getByPayId/${created.body.payId}`, {
-        headers: { authorization: basic(m.merchantId, m.apiKey) },
-        dispatcher,
+  it.each([
+    ['getByPayId', (payment: { payId: string }) => payment.payId],
+    ['getByTransId', (payment: { transId: string }) => payment.transId],
+  ] as const)(
+    'a %s lookup, whose payment SQLite reads with the credentials check, is refused on the very next request too',
+    async (route, id) => {
+      const m = await a.createMerchant();
+      const created = await a.call('POST', '/api/v1/payments', {
+        auth: { merchantId: m.merchantId, apiKey: m.apiKey },
+        json: JSON.parse(directPaymentBody(`revoked-lookup-${route}`)),
       });
-    for (let i = 0; i < 2; i++) expect((await lookup()).status).toBe(200); // the second from B's credential cache
+      expect(created.status).toBe(201);
+      const lookup = async () =>
+        fetch(`${bUrl}/api/v1/payments/${route}/${encodeURIComponent(id(created.body))}`, {
+          headers: { authorization: basic(m.merchantId, m.apiKey) },
+          dispatcher,
+        });
+      for (let i = 0; i < 2; i++) expect((await lookup()).status).toBe(200); // the second from B's credential cache
 
-    await a.kassa.services.merchants.revokeApiKey(m.merchantId, m.keyId);
+      await a.kassa.services.merchants.revokeApiKey(m.merchantId, m.keyId);
 
-    const refused = await lookup();
-    expect(refused.status).toBe(401);
-    expect(await refused.text()).not.toContain(created.body.payId);
-  });
+      const refused = await lookup();
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).not.toContain(created.body.payId);
+    },
+  );
 });
