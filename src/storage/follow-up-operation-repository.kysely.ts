@@ -3,6 +3,7 @@ import type { PaymentOperation } from '../domain/payments/payment.js';
 import type { ClaimedFollowUp, FollowUpOperationRepository } from '../domain/ports/store.js';
 import type { Database } from './database.js';
 import { paymentCreatedAt } from './payment-created-at.js';
+import { shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
 
 /**
@@ -18,41 +19,46 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
   }
 
   async reserve(payId: string, op: PaymentOperation): Promise<void> {
-    const last = await this.db
-      .selectFrom('payment_operation')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('payment_created_at', '=', paymentCreatedAt(payId))
-      .where('pay_id', '=', payId)
-      .executeTakeFirst();
-    await this.db
-      .insertInto('payment_operation')
-      .values({
-        x_id: op.xId,
-        pay_id: payId,
-        payment_created_at: paymentCreatedAt(payId),
-        seq: Number(last?.seq ?? 0) + 1,
-        type: op.type,
-        ref_nr: op.refNr ?? null,
-        trans_id: op.transId ?? null,
-        value: op.value,
-        surcharge_value: op.surchargeValue,
-        status: op.status,
-        response_code: op.responseCode,
-        created_at: toDbTime(op.creationDate),
-        final_capture: op.finalCapture ? 1 : null,
-        request_key: op.requestKey ?? null,
-      })
-      .execute();
+    const lastSeq = shaped(this.db, 'payment_operation.lastSeq', [payId, payId], () =>
+      this.db
+        .selectFrom('payment_operation')
+        .select((eb) => eb.fn.max('seq').as('seq'))
+        .where('payment_created_at', '=', paymentCreatedAt(payId))
+        .where('pay_id', '=', payId),
+    );
+    const last = (await this.db.executeQuery(lastSeq)).rows[0] as { seq: number | null } | undefined;
+    // Every column is given (NULL when absent): one query shape. payment_created_at is a subquery on payId.
+    const row = {
+      x_id: op.xId,
+      pay_id: payId,
+      seq: Number(last?.seq ?? 0) + 1,
+      type: op.type,
+      ref_nr: op.refNr ?? null,
+      trans_id: op.transId ?? null,
+      value: op.value,
+      surcharge_value: op.surchargeValue,
+      status: op.status,
+      response_code: op.responseCode,
+      created_at: toDbTime(op.creationDate),
+      final_capture: op.finalCapture ? 1 : null,
+      request_key: op.requestKey ?? null,
+    };
+    const insert = shaped(this.db, 'payment_operation.reserve', [...Object.values(row), payId], () =>
+      this.db.insertInto('payment_operation').values({ ...row, payment_created_at: paymentCreatedAt(payId) }),
+    );
+    await this.db.executeQuery(insert);
   }
 
   async complete(xId: string, status: 'OK' | 'FAILED', responseCode: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('payment_operation')
-      .set({ status, response_code: responseCode, claimed_until: null })
-      .where('x_id', '=', xId)
-      .where('status', '=', 'PENDING')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const query = shaped(this.db, 'payment_operation.complete', [status, responseCode, null, xId, 'PENDING'], () =>
+      this.db
+        .updateTable('payment_operation')
+        .set({ status, response_code: responseCode, claimed_until: null })
+        .where('x_id', '=', xId)
+        .where('status', '=', 'PENDING'),
+    );
+    const result = await this.db.executeQuery(query);
+    return Number(result.numAffectedRows) === 1;
   }
 
   async claimPending(before: Date, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedFollowUp[]> {
