@@ -136,6 +136,42 @@ describe.each(DIALECTS)('the DIRECT payment write path (%s)', (dialect) => {
     }
   });
 
+  it('warm lookups, captures, sessions and Idempotency-Key claims compile no query either', async () => {
+    /** A getByTransId, the hosted page's read, a MANUAL payment's capture, a session and an Idempotency-Key claim. */
+    const calls = async (n: number) => {
+      const p = await services.payments.createDirectPayment(merchant, direct({ captureMethod: 'MANUAL' }));
+      await services.payments.getByTransId(merchant.merchantId, p.transId);
+      await store.payments.findByPayIdAnyMerchant(p.payId);
+      const captured = await services.followUps.capture(merchant, p.payId, {
+        transId: `cap-${n}-${p.transId}`,
+        amount: { value: p.value, currency: p.currency },
+      });
+      expect(captured.payment.capturedValue).toBe(p.value);
+      const session = await services.hosted.createSession(merchant, {
+        merchantId: merchant.merchantId,
+        transId: `s-${n}-${p.transId}`,
+        amount: { value: 2_500, currency: 'DKK' },
+        captureMethod: 'AUTOMATIC',
+        urls: { return: 'https://shop.example/ok', cancel: 'https://shop.example/cancel' },
+      });
+      await services.hosted.getSession(merchant.merchantId, session.sessionId);
+      const key = `idem-${n}-${p.payId}`;
+      expect(await store.idempotency.claim(merchant.merchantId, key, 'hash', clock.now())).toBeUndefined();
+      await store.idempotency.complete(merchant.merchantId, key, 201, '{}');
+      expect(await store.idempotency.claim(merchant.merchantId, key, 'hash', clock.now())).toMatchObject({
+        state: 'DONE',
+      });
+    };
+    await calls(1); // warm: the shapes are compiled
+    const compiles = vi.spyOn(DefaultQueryCompiler.prototype, 'compileQuery');
+    try {
+      await calls(2);
+      expect(compiles.mock.results.map((r) => (r.value as { sql: string }).sql)).toEqual([]);
+    } finally {
+      compiles.mockRestore();
+    }
+  });
+
   it.runIf(dialect === 'postgres')(
     'on PostgreSQL a frictionless DIRECT payment is two statements: the intent and the result (with the card cleanup)',
     async () => {
