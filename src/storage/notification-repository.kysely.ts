@@ -8,7 +8,7 @@ import type {
 } from '../domain/notifications/notification.js';
 import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
-import type { Database, NotificationAttemptTable } from './database.js';
+import type { Database, MerchantTable, NotificationAttemptTable } from './database.js';
 import { paymentCreatedAt } from './payment-created-at.js';
 import { shaped } from './query-shapes.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
@@ -162,15 +162,18 @@ export class KyselyNotificationRepository implements NotificationRepository {
     if (rows.length === 0) return [];
 
     const merchantIds = [...new Set(rows.map((r) => r.merchant_id))];
-    const merchants = new Map(
-      (
-        await this.db
-          .selectFrom('merchant')
-          .select(['merchant_id', 'webhook_secret', 'sandbox'])
-          .where('merchant_id', 'in', merchantIds)
-          .execute()
-      ).map((m) => [m.merchant_id, m]),
+    // One shape per number of merchants (at most the claim's limit, the dispatcher's concurrency).
+    const secretsQuery = shaped(this.db, `merchant.webhookSecrets ${merchantIds.length}`, merchantIds, () =>
+      this.db
+        .selectFrom('merchant')
+        .select(['merchant_id', 'webhook_secret', 'sandbox'])
+        .where('merchant_id', 'in', merchantIds),
     );
+    const secretRows = (await this.db.executeQuery(secretsQuery)).rows as Pick<
+      Selectable<MerchantTable>,
+      'merchant_id' | 'webhook_secret' | 'sandbox'
+    >[];
+    const merchants = new Map(secretRows.map((m) => [m.merchant_id, m]));
     const claims: ClaimedNotification[] = [];
     for (const row of rows) {
       const merchant = merchants.get(row.merchant_id);
@@ -195,35 +198,47 @@ export class KyselyNotificationRepository implements NotificationRepository {
     if (records.length === 0) return;
     const write = async (db: Kysely<Database>) => {
       for (const { claim, attempt, outcome } of records) {
-        const last = await db
-          .selectFrom('notification_attempt')
-          .select((eb) => eb.fn.max('attempt_no').as('n'))
-          .where('notification_id', '=', claim.id)
-          .executeTakeFirst();
-        await db
-          .insertInto('notification_attempt')
-          .values({
-            notification_id: claim.id,
-            attempt_no: Number(last?.n ?? 0) + 1,
-            attempted_at: toDbTime(attempt.attemptedAt),
-            duration_ms: Math.round(attempt.durationMs),
-            http_status: attempt.httpStatus ?? null,
-            error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
-          })
-          .execute();
-        await db
-          .updateTable('notification')
-          .set({
-            status: outcome.status,
-            attempt_count: sql<number>`attempt_count + 1`,
-            locked_until: null,
-            ...(outcome.status === 'PENDING' && { next_attempt_at: toDbTime(outcome.nextAttemptAt) }),
-            ...(outcome.status === 'DELIVERED' && { delivered_at: toDbTime(attempt.attemptedAt) }),
-          })
-          .where('id', '=', claim.id)
-          // A redelivery requested meanwhile replaced the claim: it stands, this attempt is only logged.
-          .where('locked_until', '=', toDbTime(claim.leaseUntil))
-          .execute();
+        const lastQuery = shaped(db, 'notification_attempt.last', [claim.id], () =>
+          db
+            .selectFrom('notification_attempt')
+            .select((eb) => eb.fn.max('attempt_no').as('n'))
+            .where('notification_id', '=', claim.id),
+        );
+        const last = (await db.executeQuery(lastQuery)).rows[0] as { n: number | null } | undefined;
+        // Every column is given (NULL when absent): one query shape.
+        const row = {
+          notification_id: claim.id,
+          attempt_no: Number(last?.n ?? 0) + 1,
+          attempted_at: toDbTime(attempt.attemptedAt),
+          duration_ms: Math.round(attempt.durationMs),
+          http_status: attempt.httpStatus ?? null,
+          error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
+        };
+        await db.executeQuery(
+          shaped(db, 'notification_attempt.insert', Object.values(row), () =>
+            db.insertInto('notification_attempt').values(row),
+          ),
+        );
+        const changes = {
+          status: outcome.status,
+          locked_until: null,
+          ...(outcome.status === 'PENDING' && { next_attempt_at: toDbTime(outcome.nextAttemptAt) }),
+          ...(outcome.status === 'DELIVERED' && { delivered_at: toDbTime(attempt.attemptedAt) }),
+        };
+        const leaseUntil = toDbTime(claim.leaseUntil);
+        const update = shaped(
+          db,
+          `notification.recordAttempt ${Object.keys(changes).join(',')}`,
+          [...Object.values(changes), claim.id, leaseUntil],
+          () =>
+            db
+              .updateTable('notification')
+              .set({ ...changes, attempt_count: sql<number>`attempt_count + 1` })
+              .where('id', '=', claim.id)
+              // A redelivery requested meanwhile replaced the claim: it stands, this attempt is only logged.
+              .where('locked_until', '=', leaseUntil),
+        );
+        await db.executeQuery(update);
       }
     };
     // Two dispatchers log one notification at once only after a lease expired mid-attempt; retry the numbering once.

@@ -1,5 +1,6 @@
 import { DefaultQueryCompiler } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AttemptOutcome, ClaimedNotification } from '../../src/domain/notifications/notification.js';
 import type { KyselyStore } from '../../src/storage/kysely-store.js';
 import { fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
@@ -51,5 +52,51 @@ describe.each(DIALECTS)('claiming due notifications (%s)', (dialect) => {
     expect(claim).toMatchObject({ id: 'msg_0001', targetUrl: 'https://shop.example/hook' });
     expect(more).toEqual([]);
     expect(await store.notifications.claimDue(clock.now(), lease(), 16)).toEqual([]); // leased now
+  });
+
+  it('claims and records attempts (each outcome) with SQL compiled once per shape, and the notification rows say so', async () => {
+    const enqueue = (id: string) =>
+      store.transaction((tx) =>
+        tx.outbox.enqueue({
+          id,
+          merchantId: 'shop',
+          type: 'payment.authorized',
+          payload: { id },
+          targetUrl: 'https://shop.example/hook',
+          createdAt: clock.now(),
+        }),
+      );
+    /** Claims `ids` and records one attempt of each with the outcome of the same index. */
+    const attemptAll = async (ids: string[], outcomes: AttemptOutcome[]) => {
+      for (const id of ids) await enqueue(id);
+      const claims = await store.notifications.claimDue(clock.now(), lease(), 16);
+      expect(claims.map((c) => c.id).sort()).toEqual([...ids].sort());
+      await store.notifications.recordAttempts(
+        ids.map((id, i) => ({
+          claim: claims.find((c) => c.id === id) as ClaimedNotification,
+          attempt: { attemptedAt: clock.now(), durationMs: 12.4, httpStatus: i === 0 ? 204 : 500 },
+          outcome: outcomes[i] as AttemptOutcome,
+        })),
+      );
+    };
+    const retryAt = new Date(clock.now().getTime() + 3_600_000);
+    const outcomes: AttemptOutcome[] = [
+      { status: 'DELIVERED' },
+      { status: 'PENDING', nextAttemptAt: retryAt },
+      { status: 'FAILED' },
+    ];
+    await attemptAll(['msg_w1', 'msg_w2', 'msg_w3'], outcomes); // warm: the shapes are compiled
+    const compiles = vi.spyOn(DefaultQueryCompiler.prototype, 'compileQuery');
+    await attemptAll(['msg_a1', 'msg_a2', 'msg_a3'], outcomes);
+    expect(compiles.mock.results.map((r) => (r.value as { sql: string }).sql)).toEqual([]);
+    compiles.mockRestore();
+    const [delivered, pending, failed] = await Promise.all(
+      ['msg_a1', 'msg_a2', 'msg_a3'].map((id) => store.notifications.find('shop', id)),
+    );
+    expect(delivered).toMatchObject({ status: 'DELIVERED', attemptCount: 1, deliveredAt: clock.now() });
+    expect(delivered?.attempts).toMatchObject([{ attemptNo: 1, httpStatus: 204, durationMs: 12 }]);
+    expect(pending).toMatchObject({ status: 'PENDING', attemptCount: 1, nextAttemptAt: retryAt });
+    expect(pending?.deliveredAt).toBeUndefined();
+    expect(failed).toMatchObject({ status: 'FAILED', attemptCount: 1 });
   });
 });
