@@ -3,6 +3,7 @@ import type { PaymentOperation } from '../domain/payments/payment.js';
 import type { ClaimedFollowUp, FollowUpOperationRepository } from '../domain/ports/store.js';
 import type { Database } from './database.js';
 import { paymentCreatedAt } from './payment-created-at.js';
+import { operationToRow } from './payment-repository.kysely.js';
 import { shaped } from './query-shapes.js';
 import { toDbTime } from './rows.js';
 
@@ -29,17 +30,7 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
     const last = (await this.db.executeQuery(lastSeq)).rows[0] as { seq: number | null } | undefined;
     // Every column is given (NULL when absent): one query shape. payment_created_at is a subquery on payId.
     const row = {
-      x_id: op.xId,
-      pay_id: payId,
-      seq: Number(last?.seq ?? 0) + 1,
-      type: op.type,
-      ref_nr: op.refNr ?? null,
-      trans_id: op.transId ?? null,
-      value: op.value,
-      surcharge_value: op.surchargeValue,
-      status: op.status,
-      response_code: op.responseCode,
-      created_at: toDbTime(op.creationDate),
+      ...operationToRow(payId, Number(last?.seq ?? 0) + 1, op),
       final_capture: op.finalCapture ? 1 : null,
       request_key: op.requestKey ?? null,
     };

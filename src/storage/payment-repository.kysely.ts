@@ -83,7 +83,7 @@ const nextSeq = (payId: string) =>
  * seq) index, migration 2026-11-26-0001): every statement that inserts one takes it from the payment row itself, so it
  * cannot differ from the payment's `created_at`.
  */
-function operationToRow(
+export function operationToRow(
   payId: string,
   seq: number,
   op: PaymentOperation,
