@@ -458,7 +458,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     redis
       ? undefined
       : (key, windowMs, now, alongside) =>
-          // alongside: what lookupAuth below builds (KyselyPaymentRepository.byPayIdAlongside).
+          // alongside: what lookupAuth below builds (KyselyPaymentRepository.byPayIdAlongside, byTransIdAlongside).
           authEpoch.readWithAttempts(key, windowMs, now, alongside as ReadAlongside<unknown> | undefined),
     redis || !authListener ? undefined : (key, windowMs, now) => authListener.epochIfNoFailures(key, windowMs, now),
   );

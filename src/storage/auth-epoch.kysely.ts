@@ -56,9 +56,9 @@ export class KyselyAuthEpoch {
   readWithAttempts(counterKey: string, windowMs: number, now: Date): Promise<{ epoch: number; attempts: number }>;
   /**
    * readWithAttempts, and `alongside` in the same statement when reads are not shared (SQLite: the credentials check
-   * and a lookup by payId in one read transaction instead of two; issue 12). `alongside` is then `{ value }`, read in
-   * the same snapshot as the epoch; it is undefined when the read did not run (shared reads: the caller reads it on
-   * its own).
+   * and a lookup by payId or transId in one read transaction instead of two; issue 12). `alongside` is then
+   * `{ value }`, read in the same snapshot as the epoch; it is undefined when the read did not run (shared reads: the
+   * caller reads it on its own).
    */
   readWithAttempts<T>(
     counterKey: string,

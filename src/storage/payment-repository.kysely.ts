@@ -395,25 +395,39 @@ export class KyselyPaymentRepository implements PaymentRepository {
    * merchant, as findByPayId does.
    */
   byPayIdAlongside(merchantId: string, payId: string): ReadAlongside<Payment | undefined> {
+    return this.paymentRead('payment.byPayId', [merchantId, payId], () =>
+      this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId),
+    );
+  }
+
+  /** One payment by `merchant_id = ? and pay_id = ?`. */
+  private findOne(merchantId: string, payId: string): Promise<Payment | undefined> {
+    return this.readAlone(this.byPayIdAlongside(merchantId, payId));
+  }
+
+  /**
+   * A single-row read of a payment with its operations (`build`: selectWithOperations and its conditions; its SQL
+   * compiled once per `shape`, query-shapes.ts), to run alone (readAlone) or alongside another read.
+   */
+  private paymentRead(
+    shape: string,
+    params: readonly unknown[],
+    build: () => SelectQueryBuilder<Database, 'payment', PaymentWithOperationsRow>,
+  ): ReadAlongside<Payment | undefined> {
     return {
-      shape: 'payment.byPayId',
-      params: [merchantId, payId],
-      build: () =>
-        this.byPayIdQuery(merchantId, payId) as SelectQueryBuilder<Database, keyof Database, Record<string, unknown>>,
+      shape,
+      params,
+      build: build as ReadAlongside<unknown>['build'],
+      // Alongside, a payment not found is a row of NULLs.
       parse: (row) => (row.pay_id == null ? undefined : paymentWithOperations(row as PaymentWithOperationsRow)),
     };
   }
 
-  /** One payment by `merchant_id = ? and pay_id = ?`. */
-  private async findOne(merchantId: string, payId: string): Promise<Payment | undefined> {
-    const query = shaped(this.db, 'payment.byPayId', [merchantId, payId], () => this.byPayIdQuery(merchantId, payId));
-    const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
-    return row && paymentWithOperations(row);
-  }
-
-  /** `selectWithOperations() where merchant_id = ? and pay_id = ?`: findOne's query, also read alongside. */
-  private byPayIdQuery(merchantId: string, payId: string) {
-    return this.selectWithOperations().where('merchant_id', '=', merchantId).where('pay_id', '=', payId);
+  /** Runs `read` as its own statement: its value, undefined when it finds no row. */
+  private async readAlone<T>(read: ReadAlongside<T | undefined>): Promise<T | undefined> {
+    const query = shaped(this.db, read.shape, read.params, read.build);
+    const row = (await this.db.executeQuery(query)).rows[0] as Record<string, unknown> | undefined;
+    return row && read.parse(row);
   }
 
   /**
@@ -495,20 +509,16 @@ export class KyselyPaymentRepository implements PaymentRepository {
     return row && this.withOperations(row);
   }
 
-  async findByPayIdAnyMerchant(payId: string): Promise<Payment | undefined> {
-    const query = shaped(this.db, 'payment.byPayIdAnyMerchant', [payId], () =>
-      this.selectWithOperations().where('pay_id', '=', payId),
+  findByPayIdAnyMerchant(payId: string): Promise<Payment | undefined> {
+    return this.readAlone(
+      this.paymentRead('payment.byPayIdAnyMerchant', [payId], () =>
+        this.selectWithOperations().where('pay_id', '=', payId),
+      ),
     );
-    const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
-    return row && paymentWithOperations(row);
   }
 
-  async findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined> {
-    const query = shaped(this.db, 'payment.latestByTransId', [merchantId, transId], () =>
-      this.latestByTransIdQuery(merchantId, transId),
-    );
-    const row = (await this.db.executeQuery(query)).rows[0] as PaymentWithOperationsRow | undefined;
-    return row && paymentWithOperations(row);
+  findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined> {
+    return this.readAlone(this.byTransIdAlongside(merchantId, transId));
   }
 
   /**
@@ -517,17 +527,9 @@ export class KyselyPaymentRepository implements PaymentRepository {
    * payment with that transId.
    */
   byTransIdAlongside(merchantId: string, transId: string): ReadAlongside<Payment | undefined> {
-    return {
-      shape: 'payment.latestByTransId',
-      params: [merchantId, transId],
-      build: () =>
-        this.latestByTransIdQuery(merchantId, transId) as SelectQueryBuilder<
-          Database,
-          keyof Database,
-          Record<string, unknown>
-        >,
-      parse: (row) => (row.pay_id == null ? undefined : paymentWithOperations(row as PaymentWithOperationsRow)),
-    };
+    return this.paymentRead('payment.latestByTransId', [merchantId, transId], () =>
+      this.latestByTransIdQuery(merchantId, transId),
+    );
   }
 
   /**

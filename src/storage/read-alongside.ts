@@ -2,10 +2,10 @@ import type { SelectQueryBuilder } from 'kysely';
 import type { Database } from './database.js';
 
 /**
- * A single-row SELECT that another read may run inside its own statement (issue 12: on SQLite the credentials check
- * and a lookup by payId are one statement, one read transaction, instead of two): the other read left-joins it as a
- * derived table, `alongside`, and hands the joined row to `parse`. With no matching row every column of `alongside`
- * is NULL, which `parse` answers (e.g. undefined: not found).
+ * A single-row SELECT that another read may run inside its own statement (issue 12: on SQLite the credentials check and
+ * a lookup by payId or transId are one statement, one read transaction, instead of two): the other read left-joins it
+ * as a derived table, `alongside`, and hands the joined row to `parse`. With no matching row every column of
+ * `alongside` is NULL, which `parse` answers (e.g. undefined: not found).
  */
 export interface ReadAlongside<T> {
   /** Names the query's shape (query-shapes.ts): its SQL depends on this key alone, never on the values. */

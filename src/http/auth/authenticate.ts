@@ -22,9 +22,9 @@ declare module 'fastify' {
 export interface MerchantAuthOptions {
   /**
    * The read the route starts with, for the merchant the request names (HTTP Basic's user id), as a storage adapter
-   * runs it alongside the credentials read (issue 12: on SQLite a lookup by payId and the credentials check are one
-   * statement). Undefined: nothing to read alongside. Its value reaches the route as `request.readAlongside` only
-   * once that merchant is authenticated; it is dropped otherwise.
+   * runs it alongside the credentials read (issue 12: on SQLite a lookup by payId or transId and the credentials check
+   * are one statement). Undefined: nothing to read alongside. Its value reaches the route as `request.readAlongside`
+   * only once that merchant is authenticated; it is dropped otherwise.
    */
   alongside?: (request: FastifyRequest, merchantId: string) => object | undefined;
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { PaymentDetails } from '../../contracts/payment-details.js';
 import { validationError } from '../../domain/errors/error-catalogue.js';
 import { type HostedPaymentService, hostedPaymentExpiresAt } from '../../domain/payments/hosted-payment-service.js';
@@ -31,6 +31,12 @@ export interface PaymentRoutesOptions {
    */
   lookupAuth?: preHandlerHookHandler;
   publicUrl: string;
+}
+
+/** The payment `lookupAuth` read with the credentials (`request.readAlongside`), when it did. */
+function readPayment(request: FastifyRequest): { payment: Payment | undefined } | undefined {
+  const read = request.readAlongside as { value: Payment | undefined } | undefined;
+  return read && { payment: read.value };
 }
 
 /** `{prefix}/payments`: create and read payments (spec §4.2, §4.4, §4.5; paygate-v2-wire.md §2, §4). */
@@ -113,11 +119,8 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
         response: { 200: ref('PaymentDetails'), ...ProblemResponses },
       },
     },
-    async (request) => {
-      const read = request.readAlongside as { value: Payment | undefined } | undefined;
-      const { merchantId } = merchantOf(request);
-      return detailsOf(await payments.getByPayId(merchantId, request.params.payID, read && { payment: read.value }));
-    },
+    async (request) =>
+      detailsOf(await payments.getByPayId(merchantOf(request).merchantId, request.params.payID, readPayment(request))),
   );
 
   app.get(
@@ -131,12 +134,9 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
         response: { 200: ref('PaymentDetails'), ...ProblemResponses },
       },
     },
-    async (request) => {
-      const read = request.readAlongside as { value: Payment | undefined } | undefined;
-      const { merchantId } = merchantOf(request);
-      return detailsOf(
-        await payments.getByTransId(merchantId, request.params.transID, read && { payment: read.value }),
-      );
-    },
+    async (request) =>
+      detailsOf(
+        await payments.getByTransId(merchantOf(request).merchantId, request.params.transID, readPayment(request)),
+      ),
   );
 }
