@@ -114,21 +114,17 @@ async function measure(what: What): Promise<void> {
         ? []
         : await createPayments(ready.url, ready.authorization, LOOKUP_PAYMENTS, `instr-${process.pid}`, CONNECTIONS);
     let n = 0;
-    const next = () =>
-      what === 'direct'
-        ? { method: 'POST' as const, path: '/api/v1/payments', body: directPaymentBody(`instr-${process.pid}-${n++}`) }
-        : what === 'session'
-          ? {
-              method: 'POST' as const,
-              path: '/api/v1/payments/sessions',
-              body: sessionBody(`instr-${process.pid}-${n++}`),
-            }
-          : what === 'lookup'
-            ? { method: 'GET' as const, path: `/api/v1/payments/getByPayId/${payIds[n++ % payIds.length]}` }
-            : {
-                method: 'GET' as const,
-                path: `/api/v1/payments/getByTransId/instr-${process.pid}-${n++ % payIds.length}`,
-              };
+    const id = () => `instr-${process.pid}-${n++}`;
+    const requestOf: Record<What, () => { method: 'GET' | 'POST'; path: string; body?: string }> = {
+      direct: () => ({ method: 'POST', path: '/api/v1/payments', body: directPaymentBody(id()) }),
+      session: () => ({ method: 'POST', path: '/api/v1/payments/sessions', body: sessionBody(id()) }),
+      lookup: () => ({ method: 'GET', path: `/api/v1/payments/getByPayId/${payIds[n++ % payIds.length]}` }),
+      'by-trans-id': () => ({
+        method: 'GET',
+        path: `/api/v1/payments/getByTransId/instr-${process.pid}-${n++ % payIds.length}`,
+      }),
+    };
+    const next = requestOf[what];
     await send(warmup, next, ready, dispatcher);
     const pid = String(child.pid);
     execFileSync('callgrind_control', ['-i', 'on', pid], { stdio: 'ignore' });
