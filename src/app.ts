@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { uuidv7 } from 'uuidv7';
+import { V7Generator } from 'uuidv7';
 import { type Config, describeDatabaseLocation, internalPorts, maskUrlPassword } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
 import { StoredCardService } from './domain/cards/stored-card-service.js';
@@ -66,6 +66,7 @@ import { DueNotifications } from './notifications/due-notifications.js';
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
+import { randomPool } from './server/random-pool.js';
 import { KyselyAttemptCounters } from './storage/attempt-counters.kysely.js';
 import { RedisAttemptCounters } from './storage/attempt-counters.redis.js';
 import { KyselyAuthEpoch } from './storage/auth-epoch.kysely.js';
@@ -163,13 +164,16 @@ export interface Kassa {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
+/** uuidv7's generator drawing from the process's random pool, not its own 8-word buffer (src/server/random-pool.ts). */
+const v7Generator = new V7Generator(randomPool);
+
 /**
  * Node's crypto (v4) and the uuidv7 package (v7, RFC 9562: a millisecond timestamp, then a counter that keeps ids of
  * the same millisecond in order, then random bits) as the IdGenerator port.
  */
 export const cryptoIds: IdGenerator = {
   uuid: () => randomUUID(),
-  timeOrderedUuid: () => uuidv7(),
+  timeOrderedUuid: () => v7Generator.generate().toString(),
   randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
 };
 

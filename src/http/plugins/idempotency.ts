@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import { cardFingerprint } from '../../domain/payments/card-checks.js';
+import { randomPool } from '../../server/random-pool.js';
 import { merchantOf } from '../auth/authenticate.js';
 
 /**
@@ -106,7 +107,7 @@ const ANSWER_FORMAT = 'v1';
 
 /** AES-256-GCM (NIST SP 800-38D) with a random 96-bit IV; `binding` is associated data. Format `v1.iv.ciphertext.tag`. */
 function sealAnswer(key: Buffer, binding: string, plain: string): string {
-  const iv = randomBytes(12);
+  const iv = randomPool.bytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(binding, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);

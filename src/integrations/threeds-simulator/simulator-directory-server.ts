@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { CompactSign, type JWK } from 'jose';
 import type { Clock } from '../../domain/ports/clock.js';
 import type { DirectoryServer } from '../../domain/ports/directory-server.js';
@@ -14,6 +14,7 @@ import {
   type ThreeDSErrorMessage,
   type TransStatus,
 } from '../../domain/threeds/three-ds-messages.js';
+import { randomPool } from '../../server/random-pool.js';
 import { type AcsTransaction, type AcsTransactionStore, InMemoryAcsTransactionStore } from './acs-transaction-store.js';
 import {
   findSimulatorCardRange,
@@ -226,7 +227,7 @@ export class SimulatorDirectoryServer implements DirectoryServer {
       authenticationType: transaction.transStatus === 'D' ? '04' : '02',
       interactionCounter: '01',
     };
-    if (outcome.transStatus === 'Y') rreq.authenticationValue = randomBytes(20).toString('base64');
+    if (outcome.transStatus === 'Y') rreq.authenticationValue = randomPool.bytes(20).toString('base64');
     else rreq.transStatusReason = outcome.transStatusReason;
     if (cancelled) rreq.challengeCancel = '01';
     return rreq;
@@ -318,7 +319,7 @@ export class SimulatorDirectoryServer implements DirectoryServer {
     ares.eci = status === 'Y' || status === 'A' || status === 'I' ? eci[status] : eci.other;
     if (status === 'Y' || status === 'A' || status === 'I') {
       // 20 random bytes, standard Base64: 28 characters (a CAVV/AAV-shaped value).
-      ares.authenticationValue = randomBytes(20).toString('base64');
+      ares.authenticationValue = randomPool.bytes(20).toString('base64');
     }
 
     if (status === 'C') {
