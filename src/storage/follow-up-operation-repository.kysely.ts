@@ -1,4 +1,4 @@
-import { type Kysely, SqliteAdapter } from 'kysely';
+import { type Kysely, SqliteAdapter, sql } from 'kysely';
 import type { PaymentOperation } from '../domain/payments/payment.js';
 import type { ClaimedFollowUp, FollowUpOperationRepository } from '../domain/ports/store.js';
 import type { Database } from './database.js';
@@ -57,7 +57,8 @@ export class KyselyFollowUpOperationRepository implements FollowUpOperationRepos
     const due = this.db
       .selectFrom('payment_operation')
       .select('x_id')
-      .where('status', '=', 'PENDING')
+      // A literal, as the partial index's condition names it (migration 2026-11-27-0001).
+      .where('status', '=', sql.lit('PENDING'))
       .where('created_at', '<', toDbTime(before))
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', at)]))
       .orderBy('created_at')

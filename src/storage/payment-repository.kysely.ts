@@ -481,8 +481,10 @@ export class KyselyPaymentRepository implements PaymentRepository {
 
   async findWaitingHostedCreatedBefore(before: Date, limit: number): Promise<Payment[]> {
     const rows = await this.selectWithOperations()
-      .where('status', '=', 'PENDING')
-      .where('integration_type', '=', 'HOSTED')
+      // Literals, as the partial index's condition names them (migration 2026-11-27-0001): a planner chooses a partial
+      // index only when the query's own condition implies the index's.
+      .where('status', '=', sql.lit('PENDING'))
+      .where('integration_type', '=', sql.lit('HOSTED'))
       .where('response_code', '=', '60040001')
       .where('created_at', '<', toDbTime(before))
       .orderBy('created_at')

@@ -132,10 +132,17 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     const p = await paymentWithFollowUps('loc-4');
     const db = h.database.db;
     const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
-    const down = await migrator.migrateDown();
+    // Down to the release before it (the later migrations' down steps run first), then up again.
+    const down = await migrator.migrateTo('2026-11-23-0401-auth-notify');
     expect(down.error).toBeUndefined();
-    expect(down.results?.map((r) => r.migrationName)).toEqual(['2026-11-26-0001-payment-locality']);
-    expect(await migrateToLatest(db)).toEqual(['2026-11-26-0001-payment-locality']);
+    expect(down.results?.map((r) => r.migrationName)).toEqual([
+      '2026-11-27-0001-partial-sweep-indexes',
+      '2026-11-26-0001-payment-locality',
+    ]);
+    expect(await migrateToLatest(db)).toEqual([
+      '2026-11-26-0001-payment-locality',
+      '2026-11-27-0001-partial-sweep-indexes',
+    ]);
 
     const created_at = await storedCreatedAt(p.payId);
     const filled = async (table: 'payment_operation' | 'notification') =>
