@@ -25,6 +25,7 @@ import type { BinTable } from './domain/ports/bin-table.js';
 import { type Clock, systemClock } from './domain/ports/clock.js';
 import type { DirectoryServer } from './domain/ports/directory-server.js';
 import { type IdGenerator, isHexId } from './domain/ports/id-generator.js';
+import { randomPool } from './domain/ports/random-pool.js';
 import type { Store } from './domain/ports/store.js';
 import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
 import { hostedPagesRoutes, sessionAwareReturnUrl } from './hosted/hosted-pages.route.js';
@@ -66,7 +67,6 @@ import { DueNotifications } from './notifications/due-notifications.js';
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
-import { randomPool } from './server/random-pool.js';
 import { KyselyAttemptCounters } from './storage/attempt-counters.kysely.js';
 import { RedisAttemptCounters } from './storage/attempt-counters.redis.js';
 import { KyselyAuthEpoch } from './storage/auth-epoch.kysely.js';
@@ -164,7 +164,7 @@ export interface Kassa {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** uuidv7's generator drawing from the process's random pool, not its own 8-word buffer (src/server/random-pool.ts). */
+/** uuidv7's generator drawing from the process's random pool, not its own 8-word buffer (src/domain/ports/random-pool.ts). */
 const v7Generator = new V7Generator(randomPool);
 
 /**

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:cry
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IdempotencyService } from '../../domain/idempotency/idempotency.js';
 import { cardFingerprint } from '../../domain/payments/card-checks.js';
-import { randomPool } from '../../server/random-pool.js';
+import { randomPool } from '../../domain/ports/random-pool.js';
 import { merchantOf } from '../auth/authenticate.js';
 
 /**

@@ -3,6 +3,7 @@ import { CompactSign, type JWK } from 'jose';
 import type { Clock } from '../../domain/ports/clock.js';
 import type { DirectoryServer } from '../../domain/ports/directory-server.js';
 import { UUID_PATTERN } from '../../domain/ports/id-generator.js';
+import { randomPool } from '../../domain/ports/random-pool.js';
 import type { ResultsRequestHandler } from '../../domain/threeds/results-request.js';
 import {
   type AuthenticationRequest,
@@ -14,7 +15,6 @@ import {
   type ThreeDSErrorMessage,
   type TransStatus,
 } from '../../domain/threeds/three-ds-messages.js';
-import { randomPool } from '../../server/random-pool.js';
 import { type AcsTransaction, type AcsTransactionStore, InMemoryAcsTransactionStore } from './acs-transaction-store.js';
 import {
   findSimulatorCardRange,
