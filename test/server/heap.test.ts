@@ -12,11 +12,14 @@ async function peakHeapMb(percent: number): Promise<number> {
 }
 
 describe('limitHeapGrowth (issue 12: peak RSS)', () => {
-  it('keeps the heap of a churning program near its live data, where V8 alone lets it grow to several times that', async () => {
-    const own = await peakHeapMb(0);
+  it('keeps the heap of a churning program near its live data, where V8 alone may let it grow to several times that', async () => {
+    // V8's own factor (percent 0) depends on how fast the collector runs against the program: near 4 on an idle
+    // machine, lower when the machine is busy (measured here: 238 MB idle, 125 MB beside three busy processes), so
+    // the comparison is with 300 %, the factor of 4 V8 picks under load on an idle machine (239 MB either way).
+    const loose = await peakHeapMb(300);
     const limited = await peakHeapMb(50);
-    // Measured here: about 230 MB with V8's own factor, 115 MB at 50 %.
-    expect(limited).toBeLessThan(own * 0.7);
+    // Measured here: about 120 MB at 50 %, busy or not.
+    expect(limited).toBeLessThan(loose * 0.7);
   }, 30_000);
 
   it('refuses a percent outside 0–300', () => {
