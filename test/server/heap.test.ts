@@ -15,10 +15,10 @@ describe('limitHeapGrowth (issue 12: peak RSS)', () => {
   it('keeps the heap of a churning program near its live data, where V8 alone may let it grow to several times that', async () => {
     // V8's own factor (percent 0) depends on how fast the collector runs against the program: near 4 on an idle
     // machine, lower when the machine is busy (measured here: 238 MB idle, 125 MB beside three busy processes), so
-    // the comparison is with 300 %, the factor of 4 V8 picks under load on an idle machine (239 MB either way).
+    // the comparison is with 300 %, the factor of 4 V8 picks on an idle machine (~239 MB, busy or not).
     const loose = await peakHeapMb(300);
     const limited = await peakHeapMb(50);
-    // Measured here: about 120 MB at 50 %, busy or not.
+    // Measured here: about 120 MB at 50 %, busy or not (the fixture does a fixed amount of work).
     expect(limited).toBeLessThan(loose * 0.7);
   }, 30_000);
 
