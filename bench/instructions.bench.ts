@@ -1,6 +1,7 @@
 /**
- * `npm run bench:instructions [-- --what direct,lookup,by-trans-id,session] [-- --requests N] [-- --warmup N] [-- --dist DIR]`:
- * the user-space instructions a Kassa server on SQLite executes per request, counted by valgrind's callgrind. For
+ * `npm run bench:instructions [-- --what direct,lookup,by-trans-id,session] [-- --db sqlite|postgres] [-- --preload N]
+ * [-- --requests N] [-- --warmup N] [-- --dist DIR]`: the user-space instructions a Kassa server executes per request,
+ * counted by valgrind's callgrind. For
  * changes too small for `npm run bench` to tell apart: on this shared 2-core machine one phase's main-thread CPU per
  * answer drifts by ±10–30 % between runs, while these counts repeat within a few per cent (one build's lookup: 629–672k
  * main-thread instructions in seven runs; V8 compiles on its own threads, so its tiering is not deterministic; issue 12,
@@ -9,18 +10,23 @@
  *
  * For each of `--what` (DIRECT payment creation, GET getByPayId; GET getByTransId `by-trans-id` and a hosted payment
  * page session's creation `session`, run only when asked), a fresh server (bench/kassa-server.ts, compiled, on a
- * new SQLite database) runs under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; this process
+ * new database: SQLite in a new data directory, or with `--db postgres` a new database on BENCH_POSTGRES_URL's server,
+ * bench/postgres-database.ts) runs under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; this process
  * sends `--warmup` requests (V8 tiers the hot path up meanwhile), switches instrumentation on with
  * `callgrind_control -i on`, sends `--requests` more over 8 keep-alive connections, dumps the counters and prints them
  * per request: the main thread (the event loop), all threads, and each other thread above 1 % (the SQLite writer and
  * checkpointer threads, V8's GC and compiler helpers).
+ *
+ * `--preload N`: before that server starts, a first one (without valgrind) creates a payment, and bench/preload.ts
+ * copies it N times into the database, as `npm run bench -- --preload N` does: the way to see whether a request costs
+ * more instructions on a large database (issue 12: lookups measured slower after a 1,000,000-payment preload).
  *
  * `--dist DIR`: a compiled tree to measure instead of compiling this one (e.g. an older commit's `dist-bench/`, built
  * with `node --import tsx scripts/build.ts --project tsconfig.bench.json --src dist-bench/src` in its checkout): the
  * way to compare two versions. `--keep DIR`: copies callgrind's output files there (`<what>-callgrind.out…`, one per
  * thread), for `callgrind_annotate`. Needs valgrind (`apt-get install -y valgrind`); ~1 min for 2,000 lookups.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +35,8 @@ import { Agent, request } from 'undici';
 import { readCallgrindDump } from './callgrind.js';
 import type { ChildMessage } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
+import { postgresDatabase } from './postgres-database.js';
+import { type PreloadTarget, preload } from './preload.js';
 import { createPayments, directPaymentBody, LOOKUP_PAYMENTS, sessionBody } from './workload.js';
 
 const CONNECTIONS = 8;
@@ -39,8 +47,14 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     dist: { type: 'string' },
     keep: { type: 'string' },
+    db: { type: 'string', default: 'sqlite' },
+    preload: { type: 'string', default: '0' },
   },
 });
+const DB = String(args.db);
+if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db: sqlite or postgres, not ${DB}`);
+const PRELOAD = Number(args.preload);
+if (!Number.isInteger(PRELOAD) || PRELOAD < 0) throw new Error('--preload N: N must be a whole number');
 const KINDS = ['direct', 'lookup', 'by-trans-id', 'session'] as const;
 type What = (typeof KINDS)[number];
 /** What each kind's line names. */
@@ -79,33 +93,78 @@ async function send(
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
 }
 
+type Ready = { url: string; authorization: string; payId: string };
+
+/** Forks the compiled bench server, through `valgrind` when `valgrindArgs` are given, and waits for its `ready`. */
+async function startServer(
+  env: Record<string, string>,
+  valgrindArgs?: string[],
+): Promise<{ child: ChildProcess; ready: Ready; stop(): Promise<void> }> {
+  const child = fork(join(dist, 'bench', 'kassa-server.js'), [], {
+    ...(valgrindArgs ? { execPath: 'valgrind', execArgv: [...valgrindArgs, process.execPath] } : {}),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (child.connected) child.send({ cmd: 'stop' });
+    else child.kill();
+    await exited;
+  };
+  try {
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      child.on('message', (m: ChildMessage) => {
+        if ('ready' in m) resolve(m.ready as Ready);
+      });
+      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`)));
+    });
+    return { child, ready, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** A new database for one measurement (SQLite in `dataDir`, or a new PostgreSQL database) and the server's env. */
+async function newDatabase(dataDir: string) {
+  if (DB === 'sqlite') {
+    const file = join(dataDir, 'kassa.db');
+    const target: PreloadTarget = { dialect: 'sqlite', file };
+    return { target, env: { KASSA_DATA_DIR: dataDir, DATABASE_URL: `sqlite:${file}` }, drop: async () => {} };
+  }
+  const database = await postgresDatabase();
+  if ('skipped' in database) throw new Error(database.skipped);
+  const target: PreloadTarget = { dialect: 'postgres', url: database.url };
+  return { target, env: { KASSA_DATA_DIR: dataDir, DATABASE_URL: database.url }, drop: database.drop };
+}
+
 async function measure(what: What): Promise<void> {
   const requests = Number(args.requests ?? (what === 'direct' ? 1_000 : 2_000));
   const warmup = Number(args.warmup ?? (what === 'direct' ? 2_000 : 3_000));
   const dataDir = mkdtempSync(join(tmpdir(), 'kassa-instructions-'));
   chmodSync(dataDir, 0o700); // Kassa refuses a data directory others can read
   const out = join(dataDir, 'callgrind.out');
-  const child = fork(join(dist, 'bench', 'kassa-server.js'), [], {
-    execPath: 'valgrind',
-    execArgv: [
+  const database = await newDatabase(dataDir);
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: CONNECTIONS });
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  try {
+    if (PRELOAD > 0) {
+      const first = await startServer(database.env);
+      await first.stop();
+      await preload(database.target, PRELOAD, first.ready.payId, (done) =>
+        process.stdout.write(`\r# preloading ${DB}: ${done} of ${PRELOAD} payments`),
+      );
+      process.stdout.write('\n');
+    }
+    server = await startServer(database.env, [
       '--tool=callgrind',
       '-q',
       '--instr-atstart=no',
       '--separate-threads=yes',
       `--callgrind-out-file=${out}`,
-      process.execPath,
-    ],
-    env: { ...process.env, KASSA_DATA_DIR: dataDir },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: CONNECTIONS });
-  try {
-    const ready = await new Promise<{ url: string; authorization: string; payId: string }>((resolve, reject) => {
-      child.on('message', (m: ChildMessage) => {
-        if ('ready' in m) resolve(m.ready as { url: string; authorization: string; payId: string });
-      });
-      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`)));
-    });
+    ]);
+    const { child, ready } = server;
     // Lookups read a different one of LOOKUP_PAYMENTS payments each request, as `npm run bench`'s lookup phase does
     // (one payId read over and over kept caches warm that merchants reading their payments do not).
     // getByTransId reads the same payments by the transIds they were created with (`instr-<pid>-<n>`).
@@ -144,12 +203,8 @@ async function measure(what: What): Promise<void> {
     );
   } finally {
     await dispatcher.close();
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      if (child.connected) child.send({ cmd: 'stop' });
-      else child.kill();
-      await exited;
-    }
+    await server?.stop();
+    await database.drop();
     if (args.keep !== undefined) {
       mkdirSync(args.keep, { recursive: true });
       for (const f of readdirSync(dataDir)) {
@@ -160,5 +215,5 @@ async function measure(what: What): Promise<void> {
   }
 }
 
-console.log(`# user-space instructions per request (callgrind), ${dist}`);
+console.log(`# user-space instructions per request (callgrind), ${DB}, ${PRELOAD} preloaded, ${dist}`);
 for (const what of WHAT) await measure(what);

@@ -30,19 +30,18 @@
  * are skipped and say so).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { loadRuntimeSecrets } from '../src/config/data-dir.js';
 import type { ChildAnswers, ChildMessage, ChildStats, DurationFigures } from './child-protocol.js';
 import { compileBenchChildren } from './compile.js';
 import { postgresCpuUs, processCpu } from './cpu-usage.js';
+import { postgresDatabase } from './postgres-database.js';
 import { type PreloadTarget, preload } from './preload.js';
 import { checkTargets, SCENARIO } from './targets.js';
 import { createPayments, directPaymentBody, LOOKUP_PAYMENTS, sessionBody } from './workload.js';
@@ -51,7 +50,6 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const { values: args } = parseArgs({
   options: {
@@ -288,29 +286,6 @@ async function kassaPhases(
     await child.stop();
   }
   return String(child.ready.payId);
-}
-
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | { skipped: string }> {
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    return { skipped: `PostgreSQL not reachable at ${POSTGRES_ADMIN_URL}: ${(error as Error).message}` };
-  }
-  const name = `kassa_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
 }
 
 /** A new, empty database for a Kassa server of `dialect` and the server's environment; `skipped` without PostgreSQL. */
