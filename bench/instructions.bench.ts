@@ -1,25 +1,27 @@
 /**
  * `npm run bench:instructions [-- --what direct,lookup,by-trans-id,session] [-- --db sqlite|postgres] [-- --preload N]
  * [-- --requests N] [-- --warmup N] [-- --dist DIR]`: the user-space instructions a Kassa server executes per request,
- * counted by valgrind's callgrind. For
- * changes too small for `npm run bench` to tell apart: on this shared 2-core machine one phase's main-thread CPU per
- * answer drifts by ±10–30 % between runs, while these counts repeat within a few per cent (one build's lookup: 629–672k
- * main-thread instructions in seven runs; V8 compiles on its own threads, so its tiering is not deterministic; issue 12,
- * session 12). They count no kernel time (socket writes, fsync) and no waiting, and an instruction is not a unit of
- * time: read them as "less work" or "more work", and confirm with `npm run bench`.
+ * counted by valgrind's callgrind. For changes too small for `npm run bench` to tell apart: on this shared 2-core
+ * machine one phase's main-thread CPU per answer drifts by ±10–30 % between runs, while these counts repeat within a
+ * few per cent (one build's lookup: 629–672k main-thread instructions in seven runs; V8 compiles on its own threads,
+ * so its tiering is not deterministic; issue 12, session 12). They count no kernel time (socket writes, fsync) and no
+ * waiting, and an instruction is not a unit of time: read them as "less work" or "more work", and confirm with
+ * `npm run bench`.
  *
  * For each of `--what` (DIRECT payment creation, GET getByPayId; GET getByTransId `by-trans-id` and a hosted payment
- * page session's creation `session`, run only when asked), a fresh server (bench/kassa-server.ts, compiled, on a
- * new database: SQLite in a new data directory, or with `--db postgres` a new database on BENCH_POSTGRES_URL's server,
- * bench/postgres-database.ts) runs under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; this process
- * sends `--warmup` requests (V8 tiers the hot path up meanwhile), switches instrumentation on with
- * `callgrind_control -i on`, sends `--requests` more over 8 keep-alive connections, dumps the counters and prints them
- * per request: the main thread (the event loop), all threads, and each other thread above 1 % (the SQLite writer and
- * checkpointer threads, V8's GC and compiler helpers).
+ * page session's creation `session`, run only when asked), a fresh server (bench/kassa-server.ts, compiled) on a new
+ * database (SQLite in a new data directory; with `--db postgres`, a new database on BENCH_POSTGRES_URL's server,
+ * bench/postgres-database.ts, dropped afterwards) runs under
+ * `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes`; this process sends `--warmup` requests (V8
+ * tiers the hot path up meanwhile), switches instrumentation on with `callgrind_control -i on`, sends `--requests`
+ * more over 8 keep-alive connections, dumps the counters and prints them per request: the main thread (the event
+ * loop), all threads, and each other thread above 1 % (the SQLite writer and checkpointer threads, V8's GC and
+ * compiler helpers). On PostgreSQL only Kassa's process is counted, not the database server's.
  *
  * `--preload N`: before that server starts, a first one (without valgrind) creates a payment, and bench/preload.ts
- * copies it N times into the database, as `npm run bench -- --preload N` does: the way to see whether a request costs
- * more instructions on a large database (issue 12: lookups measured slower after a 1,000,000-payment preload).
+ * copies it N times into that kind's database (~2 minutes a million on SQLite), as `npm run bench -- --preload N`
+ * does: the way to see whether a request costs more instructions on a large database (issue 12: lookups measured
+ * slower after a 1,000,000-payment preload; session 24 counted the same main-thread instructions, docs/decisions.md).
  *
  * `--dist DIR`: a compiled tree to measure instead of compiling this one (e.g. an older commit's `dist-bench/`, built
  * with `node --import tsx scripts/build.ts --project tsconfig.bench.json --src dist-bench/src` in its checkout): the
