@@ -147,10 +147,11 @@ async function measure(what: What): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kassa-instructions-'));
   chmodSync(dataDir, 0o700); // Kassa refuses a data directory others can read
   const out = join(dataDir, 'callgrind.out');
-  const database = await newDatabase(dataDir);
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false }, connections: CONNECTIONS });
+  let database: Awaited<ReturnType<typeof newDatabase>> | undefined;
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
+    database = await newDatabase(dataDir);
     if (PRELOAD > 0) {
       const first = await startServer(database.env);
       await first.stop();
@@ -206,7 +207,7 @@ async function measure(what: What): Promise<void> {
   } finally {
     await dispatcher.close();
     await server?.stop();
-    await database.drop();
+    await database?.drop();
     if (args.keep !== undefined) {
       mkdirSync(args.keep, { recursive: true });
       for (const f of readdirSync(dataDir)) {
