@@ -1,15 +1,22 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildServices, openDatabase } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { loadRuntimeSecrets } from '../../src/config/data-dir.js';
 import { testPan } from '../helpers/cards.js';
 import { kassaCli, kassaCliResult } from '../helpers/cli.js';
 
+/** The data directories tempEnv made, removed once the file's tests are done. */
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempEnv(): Record<string, string> {
   const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-keys-'));
+  tempDirs.push(dir);
   return { KASSA_DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`, LOG_LEVEL: 'warn' };
 }
 

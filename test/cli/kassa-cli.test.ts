@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -8,8 +8,15 @@ import { directPayment, testPan } from '../helpers/cards.js';
 import { kassaCli, kassaCliResult, type ServerProcess, startServerProcess } from '../helpers/cli.js';
 import { freePort } from '../helpers/test-kassa.js';
 
+/** The data directories tempEnv made, removed once the file's tests are done. */
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempEnv(): Record<string, string> & { KASSA_DATA_DIR: string; DATABASE_URL: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-'));
+  tempDirs.push(dir);
   // Load shedding would turn a busy machine into 503s for the first requests after start-up (the route schemas were
   // just compiled); its own behaviour is not under test here.
   return {

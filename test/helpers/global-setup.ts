@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,9 +33,10 @@ async function postgresReachable(url: string): Promise<boolean> {
 
 /**
  * Decides which dialects the storage suites run on (DIALECTS=sqlite,postgres narrows or forces them, like Kysely's
- * own test setup) and makes one self-signed certificate for every HTTPS test server of the run.
+ * own test setup) and makes one self-signed certificate for every HTTPS test server of the run. @returns the teardown
+ * that removes it.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => void> {
   const postgresUrl = process.env.KASSA_TEST_POSTGRES_URL ?? DEFAULT_TEST_POSTGRES_URL;
   const requested = (process.env.DIALECTS ?? '').split(',').filter(Boolean);
   const dialects: ('sqlite' | 'postgres')[] = ['sqlite'];
@@ -78,4 +79,6 @@ export default async function setup(project: TestProject): Promise<void> {
   project.provide('postgresUrl', postgresUrl);
   project.provide('tlsCertFile', tlsCertFile);
   project.provide('tlsKeyFile', tlsKeyFile);
+  // Vitest's teardown: the run's certificate goes with it.
+  return () => rmSync(dir, { recursive: true, force: true });
 }

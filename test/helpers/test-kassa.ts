@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,7 @@ export async function startTestKassa(
       await kassa.app.close();
       await dispatcher.close();
       await database.drop();
+      rmSync(dataDir, { recursive: true, force: true }); // each test server's own: none left in the temp directory
     },
   };
 }
