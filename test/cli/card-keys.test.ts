@@ -1,28 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildServices, openDatabase } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { loadRuntimeSecrets } from '../../src/config/data-dir.js';
 import { testPan } from '../helpers/cards.js';
-import { kassaCli, kassaCliResult } from '../helpers/cli.js';
+import { cliDataEnv, kassaCli, kassaCliResult, removeCliDataDirs } from '../helpers/cli.js';
 
-/** The data directories tempEnv made, removed once the file's tests are done. */
-const tempDirs: string[] = [];
-afterAll(() => {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempEnv(): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-keys-'));
-  tempDirs.push(dir);
-  return { KASSA_DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`, LOG_LEVEL: 'warn' };
-}
+afterAll(removeCliDataDirs);
 
 describe('kassa keys / kassa cards', () => {
   it('keys rotate adds a key that becomes active; keys status lists both, the older one decrypt-only', async () => {
-    const env = tempEnv();
+    const env = cliDataEnv('kassa-cli-keys-');
     const first = JSON.parse((await kassaCli(['keys', 'rotate', '--json'], env)).stdout);
     const second = JSON.parse((await kassaCli(['keys', 'rotate', '--json'], env)).stdout);
     expect(second.keyId).toBe(first.keyId + 1);
@@ -37,7 +24,7 @@ describe('kassa keys / kassa cards', () => {
   }, 120_000);
 
   it('cards delete of an unknown pseudo card number fails naming STORED_CARD_NOT_FOUND', async () => {
-    const env = tempEnv();
+    const env = cliDataEnv('kassa-cli-keys-');
     await kassaCli(['merchant', 'create', '--id', 'shop', '--country', 'DK', '--currency', 'DKK', '--sandbox'], env);
     const r = await kassaCliResult(['cards', 'delete', 'shop', '0123456789012345'], env);
     expect(r.code).not.toBe(0);
@@ -45,7 +32,7 @@ describe('kassa keys / kassa cards', () => {
   }, 120_000);
 
   it('the support desk shows and deletes a stored card; its number is never printed', async () => {
-    const env = tempEnv();
+    const env = cliDataEnv('kassa-cli-keys-');
     await kassaCli(['merchant', 'create', '--id', 'shop', '--country', 'DK', '--currency', 'DKK', '--sandbox'], env);
     // A card stored as an approved initial payment would store it, with the deployment's data key.
     const config = loadConfig(env);

@@ -1,30 +1,25 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Agent, fetch } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
-import { kassaCli, kassaCliResult, type ServerProcess, startServerProcess } from '../helpers/cli.js';
+import {
+  cliDataEnv,
+  kassaCli,
+  kassaCliResult,
+  removeCliDataDirs,
+  type ServerProcess,
+  startServerProcess,
+} from '../helpers/cli.js';
 import { freePort } from '../helpers/test-kassa.js';
 
-/** The data directories tempEnv made, removed once the file's tests are done. */
-const tempDirs: string[] = [];
-afterAll(() => {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(removeCliDataDirs);
 
 function tempEnv(): Record<string, string> & { KASSA_DATA_DIR: string; DATABASE_URL: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-'));
-  tempDirs.push(dir);
   // Load shedding would turn a busy machine into 503s for the first requests after start-up (the route schemas were
   // just compiled); its own behaviour is not under test here.
-  return {
-    KASSA_DATA_DIR: dir,
-    DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`,
-    LOG_LEVEL: 'warn',
-    KASSA_MAX_EVENT_LOOP_DELAY: '0',
-  };
+  return { ...cliDataEnv('kassa-cli-'), KASSA_MAX_EVENT_LOOP_DELAY: '0' };
 }
 
 const basic = (id: string, key: string) => `Basic ${Buffer.from(`${id}:${key}`).toString('base64')}`;

@@ -1,23 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kassaCli, kassaCliResult } from '../helpers/cli.js';
+import { cliDataEnv, kassaCli, kassaCliResult, removeCliDataDirs } from '../helpers/cli.js';
 
-/** The data directories tempEnv made, removed once the file's tests are done. */
-const tempDirs: string[] = [];
-afterAll(() => {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempEnv(): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'kassa-cli-surcharge-'));
-  tempDirs.push(dir);
-  return { KASSA_DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`, LOG_LEVEL: 'warn' };
-}
+afterAll(removeCliDataDirs);
 
 async function withMerchant(id: string): Promise<Record<string, string>> {
-  const env = tempEnv();
+  const env = cliDataEnv('kassa-cli-surcharge-');
   await kassaCli(['merchant', 'create', '--id', id, '--country', 'DK', '--currency', 'DKK', '--json'], env);
   return env;
 }

@@ -1,4 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inject, vi } from 'vitest';
@@ -7,6 +10,25 @@ import { inject, vi } from 'vitest';
 export const KASSA_BIN = fileURLToPath(new URL('../../bin/kassa.js', import.meta.url));
 
 const run = promisify(execFile);
+
+/** The data directories cliDataEnv made in this test file (Vitest evaluates modules anew for each file). */
+const cliDataDirs: string[] = [];
+
+/**
+ * The environment of `kassa` runs on a new data directory (`<tmpdir>/<prefix>XXXXXX`) and its SQLite database:
+ * KASSA_DATA_DIR, DATABASE_URL and LOG_LEVEL warn. The test file removes the directories with
+ * `afterAll(removeCliDataDirs)`.
+ */
+export function cliDataEnv(prefix: string): { KASSA_DATA_DIR: string; DATABASE_URL: string; LOG_LEVEL: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cliDataDirs.push(dir);
+  return { KASSA_DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'kassa.db')}`, LOG_LEVEL: 'warn' };
+}
+
+/** Removes every data directory cliDataEnv made in this test file. */
+export function removeCliDataDirs(): void {
+  for (const dir of cliDataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 /**
  * The environment of a `kassa serve` child listening on https://127.0.0.1:`port` with the run's test certificate,
