@@ -164,7 +164,10 @@ export interface Kassa {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** uuidv7's generator drawing from the process's random pool, not its own 8-word buffer (src/domain/ports/random-pool.ts). */
+/**
+ * uuidv7's generator drawing from the process's random pool, not its own 8-word buffer
+ * (src/domain/ports/random-pool.ts).
+ */
 const v7Generator = new V7Generator(randomPool);
 
 /**
