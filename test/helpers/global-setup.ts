@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,8 +33,10 @@ async function postgresReachable(url: string): Promise<boolean> {
 
 /**
  * Decides which dialects the storage suites run on (DIALECTS=sqlite,postgres narrows or forces them, like Kysely's
- * own test setup) and makes one self-signed certificate for every HTTPS test server of the run. @returns the teardown
- * that removes it.
+ * own test setup) and makes one self-signed certificate for every HTTPS test server of the run. Everything the run
+ * writes to the temp directory (data directories, SQLite files, certificates, browser profiles, of the test workers
+ * and the servers they start) goes under one run directory: TMPDIR points there for the workers, which inherit it.
+ * @returns the teardown that removes the run directory.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   const postgresUrl = process.env.KASSA_TEST_POSTGRES_URL ?? DEFAULT_TEST_POSTGRES_URL;
@@ -56,7 +58,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
   }
   console.log(`storage dialects under test: ${dialects.join(', ')}`);
 
-  const dir = mkdtempSync(join(tmpdir(), 'kassa-test-tls-'));
+  const runDir = mkdtempSync(join(tmpdir(), 'kassa-test-run-'));
+  process.env.TMPDIR = runDir; // os.tmpdir() of the workers, of the processes they start, and of this one
+  const dir = join(runDir, 'tls');
+  mkdirSync(dir);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     notAfterDate: new Date(Date.now() + 2 * 86_400_000),
@@ -79,6 +84,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
   project.provide('postgresUrl', postgresUrl);
   project.provide('tlsCertFile', tlsCertFile);
   project.provide('tlsKeyFile', tlsKeyFile);
-  // Vitest's teardown: the run's certificate goes with it.
-  return () => rmSync(dir, { recursive: true, force: true });
+  // Vitest's teardown: the run's temp files and certificate go with it.
+  return () => rmSync(runDir, { recursive: true, force: true });
 }
