@@ -78,6 +78,36 @@ describe.each(DIALECTS)('text and currency rules (%s)', (dialect) => {
     expect(fieldsOf(session)).toContain('refNr');
   });
 
+  // BCP 47 tags longer than a language and a region (wire §2: "never refused"), up to the 35 characters the API takes.
+  it.each(['zh-Hant-TW', 'sr-Latn-RS', 'de-CH-1996', 'en-GB-oxendict', 'de-DE-u-co-phonebk-x-private-ab12'])(
+    'language %s is taken and kept whole by DIRECT payments, HOSTED payments and sessions',
+    async (language) => {
+      const direct = await pay(directPayment(testPan('40000000', '1000'), { language }));
+      expect(direct.status).toBe(201);
+      const read = await t.call('GET', `/api/v2/payments/getByPayId/${direct.body.payId}`, { auth: m });
+      expect(read.body.language).toBe(language);
+      const hosted = await pay({
+        transId: `h-${language}`,
+        amount: { value: 100, currency: 'DKK' },
+        language,
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+        urls: URLS,
+      });
+      expect(hosted.status).toBe(202); // PENDING until the card is typed
+      const session = await t.call('POST', '/api/v1/payments/sessions', {
+        auth: m,
+        json: { transId: `s-${language}`, amount: { value: 100, currency: 'DKK' }, language, urls: URLS },
+      });
+      expect(session.status).toBe(201);
+      const stored = await t.database.db.kysely
+        .selectFrom('checkout_session')
+        .select('language')
+        .where('trans_id', '=', `s-${language}`)
+        .executeTakeFirstOrThrow();
+      expect(stored.language).toBe(language);
+    },
+  );
+
   it.each(['XXX', 'XAU', 'XTS', 'XDR'])(
     '%s (no minor units) is refused with 400 for DIRECT, HOSTED and sessions',
     async (currency) => {
