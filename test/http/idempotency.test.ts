@@ -55,6 +55,42 @@ describe.each(DIALECTS)('Idempotency-Key on POST /api/v1/payments (%s)', (dialec
     expect(good.status).toBe(201);
   });
 
+  it('a retry through another spelling of the same route replays: /api/v2, a trailing slash, a query string', async () => {
+    const body = directPayment(testPan('40000000', '1000'));
+    const headers = { 'idempotency-key': 'key-spellings' };
+    const first = await t.call('POST', '/api/v1/payments', { auth: m, json: body, headers });
+    expect(first.status).toBe(201);
+    for (const path of ['/api/v2/payments', '/api/v1/payments/', '/api/v2/payments?retry=1']) {
+      const again = await t.call('POST', path, { auth: m, json: body, headers });
+      expect(again.status, path).toBe(201);
+      expect(again.headers.get('idempotent-replayed'), path).toBe('true');
+      expect(again.body.payId, path).toBe(first.body.payId);
+    }
+    const stored = await t.database.db.kysely
+      .selectFrom('payment')
+      .select('pay_id')
+      .where('trans_id', '=', String(body.transId))
+      .execute();
+    expect(stored).toHaveLength(1);
+  });
+
+  it("a follow-up's key is scoped to its payment, whichever prefix or percent-encoding names it", async () => {
+    const a = await pay(directPayment(testPan('40000000', '1000')), 'key-follow-up-a');
+    const b = await pay(directPayment(testPan('40000000', '1000')), 'key-follow-up-b');
+    const refund = { transId: 'refund-1', amount: { value: 100, currency: 'DKK' } };
+    const headers = { 'idempotency-key': 'key-refund' };
+    const first = await t.call('POST', `/api/v1/payments/${a.body.payId}/refunds`, { auth: m, json: refund, headers });
+    expect(first.status).toBe(201);
+    const encoded = [...String(a.body.payId)].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+    const again = await t.call('POST', `/api/v2/payments/${encoded}/refunds/`, { auth: m, json: refund, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await t.call('POST', `/api/v2/payments/${b.body.payId}/refunds`, { auth: m, json: refund, headers });
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(other.body.xId).not.toBe(first.body.xId);
+  });
+
   // Money: a merchant retrying in a hurry must never charge the cardholder twice.
   it('20 identical requests fired at once create exactly one payment', async () => {
     const body = directPayment(testPan('40000000', '1000'));

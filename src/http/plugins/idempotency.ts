@@ -82,8 +82,7 @@ export class IdempotentReplies {
       return reply.status(r.status).send(r.body);
     }
     const merchant = merchantOf(request);
-    // The concrete URL (with its payId), so that one key cannot replay an answer for another payment.
-    const uri = request.url;
+    const uri = idempotencyUri(request);
     const storageKey = this.storageKey(request.method, uri, key);
     const binding = `${merchant.merchantId}\n${storageKey}`;
     let answer: string | undefined;
@@ -101,6 +100,21 @@ export class IdempotentReplies {
     const body = answer ?? openAnswer(this.answerKey, binding, result.body);
     return reply.status(result.status).type('application/json').send(body);
   }
+}
+
+/**
+ * The URI a stored key is scoped to: the route's path under the `/api/v1` spelling, its parameters filled in (decoded),
+ * so that one key cannot replay an answer for another payment, while the spellings that reach the same route are one
+ * resource: `/api/v1` and `/api/v2` (paygate-v2-wire.md §1), a trailing slash, a query string, percent-encoding.
+ * A retry through any of them replays the first answer instead of running the request again (DESIGN.md §4).
+ */
+export function idempotencyUri(request: FastifyRequest): string {
+  const route = request.routeOptions.url;
+  if (route === undefined) return request.url;
+  const params = (request.params ?? {}) as Record<string, string | undefined>;
+  return route
+    .replace(/^\/api\/v2(?=\/)/, '/api/v1')
+    .replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
 }
 
 const ANSWER_FORMAT = 'v1';
