@@ -95,12 +95,31 @@ export const PrefillInfo = Type.Object(
   closed,
 );
 
+/** A P-256 coordinate of a JWK: 32 bytes, base64url without padding (RFC 7518 §6.2.1.2). */
+const Base64UrlCoordinate = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
+
 /** EMV 3DS SDK data of an app payment (EMVCo sdk* fields). Kassa extension: Paygate has no field for it. */
 export const SdkInfo = Type.Object(
   {
     sdkTransID: Type.String({ format: 'uuid' }),
     sdkAppID: Type.String({ format: 'uuid' }),
-    sdkEphemPubKey: Type.Object({ kty: Type.String() }, { additionalProperties: true, description: 'JWK' }),
+    sdkEphemPubKey: Type.Object(
+      {
+        kty: Type.Literal('EC'),
+        crv: Type.Literal('P-256'),
+        x: Base64UrlCoordinate,
+        y: Base64UrlCoordinate,
+        kid: S(256),
+        use: S(16),
+        alg: S(16),
+      },
+      {
+        ...closed,
+        description:
+          'EMVCo sdkEphemPubKey: the public JWK (RFC 7517, RFC 7518 §6.2) of the SDK ephemeral key, an EC P-256 key; ' +
+          'a private member (`d`) is refused',
+      },
+    ),
     sdkReferenceNumber: Text(32, { minLength: 1 }),
     sdkMaxTimeout: Type.String({ pattern: '^(0[5-9]|[1-9][0-9])$', description: 'EMVCo: two digits, minutes, ≥ 05' }),
   },
@@ -145,6 +164,9 @@ export const ThreeDsPolicy = Type.Object(
   closed,
 );
 
+/** `paymentMethods.card.eventToken` (wire §2), on payments and sessions: stored and echoed. */
+export const EventToken = Type.Enum(['DELAYED_SHIPMENT', 'PRE_AUTH', 'PLBS', 'ORDER', 'ACCOUNT_VERIFICATION']);
+
 /** Card brands of `paymentMethods.card.subType` and `brand`. */
 export const CardBrandName = Text(32, { minLength: 1 });
 
@@ -159,7 +181,7 @@ export const CardRequest = Type.Object(
     subType: O(Type.Array(CardBrandName, { maxItems: 20 })),
     template: O(CardTemplate),
     prefillInfo: O(PrefillInfo),
-    eventToken: O(Type.Enum(['DELAYED_SHIPMENT', 'PRE_AUTH', 'PLBS', 'ORDER', 'ACCOUNT_VERIFICATION'])),
+    eventToken: O(EventToken),
     threeDsPolicy: O(ThreeDsPolicy),
   },
   closed,
@@ -178,6 +200,7 @@ export const SessionCard = Type.Object(
     template: O(CardTemplate),
     threeDsPolicy: O(ThreeDsPolicy),
     prefillInfo: O(PrefillInfo),
+    eventToken: O(EventToken),
   },
   closed,
 );
@@ -219,7 +242,8 @@ export const CustomerInfo = Type.Object(
     customerType: O(Type.Enum(['individual', 'business', 'INDIVIDUAL', 'BUSINESS'])),
     firstName: S(100),
     lastName: S(100),
-    email: O(Type.String({ format: 'email', maxLength: 254 })),
+    // "" too: Paygate's Go client sends `email` without omitempty, so a customerInfo without one carries "".
+    email: O(Type.String({ anyOf: [{ format: 'email' }, { maxLength: 0 }], maxLength: 254 })),
     phone: O(Phone),
     salutation: S(32),
     title: S(32),
@@ -410,7 +434,9 @@ export const BrowserInfo = Type.Object(
     javaEnabled: B(),
     javaScriptEnabled: Type.Boolean(),
     language: Text(35, { minLength: 1 }),
-    colorDepth: O(Type.Integer({ enum: [1, 4, 8, 15, 16, 24, 32, 48] })),
+    // Bits per pixel as the browser reports it (`screen.colorDepth`: 30 on 10-bit displays); the AReq carries the
+    // nearest EMVCo browserColorDepth value not above it (domain/threeds emvColorDepth).
+    colorDepth: O(Type.Integer({ minimum: 1, maximum: 99 })),
     screenHeight: I(0, 999_999),
     screenWidth: I(0, 999_999),
     timeZoneOffset: O(
@@ -423,6 +449,12 @@ export const BrowserInfo = Type.Object(
   },
   closed,
 );
+
+/**
+ * `browserInfo` of a session: informational, stored and echoed (the hosted pages read the cardholder's own browser for
+ * 3-D Secure), so no member is required; Paygate's Go client leaves empty ones out (omitempty).
+ */
+export const SessionBrowserInfo = Type.Partial(BrowserInfo, closed);
 
 /** `channel`: ECOM (default), MOTO (no 3-D Secure: out of SCA scope), APP (3DS SDK), PAYBYLINK, POS. */
 export const Channel = Type.Enum(['ECOM', 'MOTO', 'APP', 'PAYBYLINK', 'POS']);
@@ -476,7 +508,7 @@ export const CreateSessionRequest = Type.Object(
   {
     ...commonMembers,
     channel: O(Channel),
-    browserInfo: O(BrowserInfo),
+    browserInfo: O(SessionBrowserInfo),
     paymentMethods: O(SessionPaymentMethods),
     expiresInSeconds: O(
       Type.Integer({ minimum: 300, maximum: 86_400, description: 'Kassa extension: seconds until expiry' }),

@@ -118,7 +118,9 @@ function accountRange(bin: string): { accountRangeLow: string; accountRangeHigh:
  */
 function cardDetails(card: CardSummary, threeDS: ThreeDSResult | undefined): DetailsCard {
   return {
-    ...(card.cardholderName !== undefined && { cardHolderName: card.cardholderName }),
+    // Always a string: Paygate clients read it unguarded (the Magento 2 plugin's return and refund), "" when the
+    // cardholder typed no name on the hosted card step.
+    cardHolderName: card.cardholderName ?? '',
     first6Digits: card.bin.slice(0, 6),
     last4Digits: card.last4,
     expiryDate: card.expiryDate,

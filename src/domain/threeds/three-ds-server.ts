@@ -159,6 +159,30 @@ function formatPurchaseDate(d: Date): string {
   );
 }
 
+/** EMVCo browserColorDepth values (EMV 3DS 2.2.0 Table A.1): bits per pixel. */
+const EMV_COLOR_DEPTHS = [1, 4, 8, 15, 16, 24, 32, 48] as const;
+
+/**
+ * The EMVCo browserColorDepth for a browser's `screen.colorDepth`: the largest allowed value not above it, so a 10-bit
+ * display's 30 is sent as 24 (an ACS refuses a value outside the list with Erro 203). Below 1: 1.
+ */
+export function emvColorDepth(bitsPerPixel: number): number {
+  let depth: number = EMV_COLOR_DEPTHS[0];
+  for (const allowed of EMV_COLOR_DEPTHS) if (allowed <= bitsPerPixel) depth = allowed;
+  return depth;
+}
+
+/**
+ * The EMVCo browserLanguage for a browser's BCP 47 tag: at most 8 characters (EMV 3DS 2.1.0 and 2.2.0, Table A.1), so
+ * subtags are dropped from the end until it fits: `zh-Hant-TW` → `zh-Hant`, `de-CH-1996` → `de-CH`. A DS refuses a
+ * longer value with Erro 203.
+ */
+export function emvBrowserLanguage(tag: string): string {
+  const subtags = tag.split(/[-_]/);
+  while (subtags.length > 1 && subtags.join('-').length > 8) subtags.pop();
+  return subtags.join('-').slice(0, 8);
+}
+
 function browserData(info: BrowserInfo): AReqBrowserData {
   const data: AReqBrowserData = {
     browserAcceptHeader: info.acceptHeaders,
@@ -166,11 +190,11 @@ function browserData(info: BrowserInfo): AReqBrowserData {
     // navigator.javaEnabled() answers in every current browser (EMVCo 2.1.0 requires the field).
     browserJavaEnabled: info.javaEnabled ?? false,
     browserJavascriptEnabled: info.javaScriptEnabled,
-    browserLanguage: info.language,
+    browserLanguage: emvBrowserLanguage(info.language),
     browserUserAgent: info.userAgent,
   };
   if (info.ipAddress !== undefined) data.browserIP = info.ipAddress;
-  if (info.colorDepth !== undefined) data.browserColorDepth = String(info.colorDepth);
+  if (info.colorDepth !== undefined) data.browserColorDepth = String(emvColorDepth(info.colorDepth));
   if (info.screenHeight !== undefined) data.browserScreenHeight = String(info.screenHeight);
   if (info.screenWidth !== undefined) data.browserScreenWidth = String(info.screenWidth);
   if (info.timeZoneOffset !== undefined) data.browserTZ = String(info.timeZoneOffset);

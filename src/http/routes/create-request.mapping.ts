@@ -63,26 +63,33 @@ export function informationalOf(body: CreatePaymentRequest | CreateSessionReques
   return Object.fromEntries(Object.entries(info).filter(([, v]) => v !== undefined)) as InformationalFields;
 }
 
-/** Money members of an order item (minor units); none may be negative. */
+/** Money members of an order item (minor units); none may be negative but on a discount line. */
 const ITEM_AMOUNTS = ['netPrice', 'grossPrice', 'discountAmount', 'taxAmount'] as const;
+
+/** A line's Paygate `type` (Klarna's line types: `physical`, `shipping_fee`, `discount`, `sales_tax`, …), lower case. */
+const lineType = (item: { type?: string }): string | undefined => item.type?.toLowerCase();
 
 /**
  * What is wrong with the order lines of a create request (wire §2 `order.items[]`), as field errors naming
  * `order.items.<i>.<member>`:
- * - a money member (`netPrice`, `grossPrice`, `discountAmount`, `taxAmount`) that is negative or not finite;
+ * - a money member (`netPrice`, `grossPrice`, `discountAmount`, `taxAmount`) that is negative, except the prices of a
+ *   `discount` line, which lower the total as Klarna-style clients send them;
  * - when every line gives `grossPrice` (the unit price customers pay, as the checkout page shows it): lines that do not
  *   add up to `amount.value`, reckoned Σ (grossPrice × quantity − discountAmount) + amount.grossShippingAmount −
- *   amount.grossDiscount (quantity 1 when absent, the others 0). Lines without prices (`{name, taxRate}`) are not
- *   summed: a real client sends only those (docs/decisions.md).
+ *   amount.grossDiscount (quantity 1 when absent, the others 0). A `shipping_fee` line is the shipping, so
+ *   grossShippingAmount is then not added again; a `discount` line likewise stands for grossDiscount. Lines without
+ *   prices (`{name, taxRate}`) are not summed: a real client sends only those (docs/decisions.md).
  */
 export function orderItemProblems(body: CreatePaymentRequest | CreateSessionRequest): FieldError[] {
   const items = body.order?.items;
   if (!items || items.length === 0) return [];
   const errors: FieldError[] = [];
   items.forEach((item, i) => {
+    const discountLine = lineType(item) === 'discount';
     for (const member of ITEM_AMOUNTS) {
       const v = item[member];
-      if (v !== undefined && (!Number.isFinite(v) || v < 0)) {
+      const mayBeNegative = discountLine && (member === 'grossPrice' || member === 'netPrice');
+      if (v !== undefined && (!Number.isFinite(v) || (v < 0 && !mayBeNegative))) {
         errors.push({ field: `order.items.${i}.${member}`, message: 'must be a finite amount ≥ 0 in minor units' });
       }
     }
@@ -92,12 +99,15 @@ export function orderItemProblems(body: CreatePaymentRequest | CreateSessionRequ
     (sum, item) => sum + (item.grossPrice ?? 0) * (item.quantity ?? 1) - (item.discountAmount ?? 0),
     0,
   );
-  const total = lines + (body.amount.grossShippingAmount ?? 0) - (body.amount.grossDiscount ?? 0);
+  const hasLine = (type: string) => items.some((item) => lineType(item) === type);
+  const shipping = hasLine('shipping_fee') ? 0 : (body.amount.grossShippingAmount ?? 0);
+  const discount = hasLine('discount') ? 0 : (body.amount.grossDiscount ?? 0);
+  const total = lines + shipping - discount;
   const value = amountValue(body.amount.value);
   if (total !== value) {
     errors.push({
       field: 'order.items',
-      message: `lines add up to ${total} (Σ grossPrice × quantity − discountAmount, + grossShippingAmount − grossDiscount), not amount.value ${value}`,
+      message: `lines add up to ${total} (Σ grossPrice × quantity − discountAmount, + grossShippingAmount − grossDiscount unless a shipping_fee or discount line stands for them), not amount.value ${value}`,
     });
   }
   return errors;

@@ -474,6 +474,8 @@ export class SimulatorDirectoryServer implements DirectoryServer {
         need('browserAcceptHeader', any, browser);
         need('browserLanguage', /^.{1,8}$/, browser);
         need('browserUserAgent', any, browser);
+        // EMVCo browserColorDepth: one of the listed bit depths.
+        if (browser.browserColorDepth !== undefined) need('browserColorDepth', /^(1|4|8|15|16|24|32|48)$/, browser);
         if (typeof browser.browserJavascriptEnabled !== 'boolean') missing.push('browserJavascriptEnabled');
       }
     } else if (raw.deviceChannel === '01') {

@@ -14,6 +14,8 @@ import {
   buildAReq,
   challengeIndicatorOf,
   checkARes,
+  emvBrowserLanguage,
+  emvColorDepth,
   negotiateMessageVersion,
   threeDSResultFromARes,
 } from '../../../src/domain/threeds/three-ds-server.js';
@@ -84,6 +86,34 @@ describe('negotiateMessageVersion', () => {
 
   it('refuses a range whose start version is above its end version', () => {
     expect(() => negotiateMessageVersion({ ...range('2.1.0'), acsStartProtocolVersion: '2.2.0' })).toThrow(RangeError);
+  });
+});
+
+describe('browser data the EMVCo formats cannot hold as the browser reports it', () => {
+  it.each([
+    [30, 24],
+    [24, 24],
+    [10, 8],
+    [64, 48],
+    [1, 1],
+    [2, 1],
+  ])('screen.colorDepth %i is sent as browserColorDepth %i (the largest listed value not above it)', (depth, emv) => {
+    expect(emvColorDepth(depth)).toBe(emv);
+    const areq = buildAReq(areqInput({ browserInfo: { ...browserInfo, colorDepth: depth } }));
+    expect(areq.browser?.browserColorDepth).toBe(String(emv));
+  });
+
+  it.each([
+    ['da-DK', 'da-DK'],
+    ['zh-Hant-TW', 'zh-Hant'],
+    ['de-CH-1996', 'de-CH'],
+    ['en-GB-oxendict', 'en-GB'],
+    ['sr_Latn_RS', 'sr-Latn'],
+    ['abcdefghij', 'abcdefgh'],
+  ])('language %s is sent as browserLanguage %s (at most 8 characters, whole subtags)', (tag, emv) => {
+    expect(emvBrowserLanguage(tag)).toBe(emv);
+    const areq = buildAReq(areqInput({ browserInfo: { ...browserInfo, language: tag } }));
+    expect(areq.browser?.browserLanguage).toBe(emv);
   });
 });
 
