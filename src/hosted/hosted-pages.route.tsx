@@ -37,6 +37,26 @@ function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
 }
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
+/** A CSP-safe http(s) origin: scheme, host name (or bracketed IPv6) and port only (a parsed host may hold `;`). */
+const CSP_SAFE_ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The origins of the merchant's `urls.return` and `urls.cancel`: where a page's cancel and confirm forms end, through
+ * Kassa's 303 (paygate-v2-wire.md §6). Chromium applies the CSP's `form-action` to a form's redirects too; without
+ * them the browser stops at Kassa (net::ERR_ABORTED) instead of going back to the shop.
+ */
+function returnFormActions(urls: { return?: string; cancel?: string } | undefined): string[] {
+  const origins = [urls?.return, urls?.cancel].flatMap((url) => {
+    try {
+      const origin = url === undefined ? undefined : new URL(url).origin;
+      return origin !== undefined && CSP_SAFE_ORIGIN.test(origin) ? [origin] : [];
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set(origins)];
+}
+
 /** The session status behind an error that ends a session's checkout, if `code` is one. */
 function sessionEndedBy(code: string): 'EXPIRED' | 'COMPLETED' | 'FAILED' | undefined {
   if (code === 'SESSION_EXPIRED') return 'EXPIRED';
@@ -96,7 +116,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   /**
    * Sends a hosted page; `merchant` adds the merchant's logo and texts (customFields) above the body, with the CSP
-   * allowing images from the logo's https origin only.
+   * allowing images from the logo's https origin only, and forms to end at the merchant's return and cancel URLs.
    */
   const page = (
     reply: FastifyReply,
@@ -105,10 +125,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     body: preact.ComponentChildren,
     status = 200,
     script?: string,
-    merchant?: { name: string; texts: MerchantTexts },
+    merchant?: { name: string; texts: MerchantTexts; urls?: { return?: string; cancel?: string } },
   ) => {
     const nonce = newNonce();
     const logoOrigin = merchant?.texts.logoOrigin;
+    const formAction = returnFormActions(merchant?.urls);
     return sendPage(
       reply,
       <Layout lang={lang} title={title} nonce={nonce} script={script}>
@@ -116,7 +137,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         {body}
       </Layout>,
       nonce,
-      { connectSelf: true, ...(logoOrigin !== undefined && { imgSrc: [logoOrigin] }) },
+      {
+        connectSelf: true,
+        ...(logoOrigin !== undefined && { imgSrc: [logoOrigin] }),
+        ...(formAction.length > 0 && { formAction }),
+      },
       status,
     );
   };
@@ -175,6 +200,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   const paymentUrl = (payId: string, t: string, suffix = '') =>
     `/hosted/payments/${payId}${suffix}?t=${encodeURIComponent(t)}`;
+  /** Where the card and review steps' cancel form posts (one route: the same checks and outcome from both). */
+  const cancelUrl = (payId: string) => `/hosted/payments/${payId}/cancel`;
 
   /**
    * Where a payment that is no longer waiting for its card sends the browser: the merchant's return (or, cancelled,
@@ -255,16 +282,25 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         merchantName={merchant.name}
         session={session}
         action={`/hosted/sessions/${sessionId}/start`}
+        cancelAction={`/hosted/sessions/${sessionId}/cancel`}
         linkToken={t ?? ''}
         csrf={links.csrf(sessionId, t ?? '')}
       />,
       200,
       undefined,
-      { name: merchant.name, texts: merchantTextsOf(session.informational) },
+      { name: merchant.name, texts: merchantTextsOf(session.informational), urls: session.urls },
     );
   });
 
-  app.post('/hosted/sessions/:sessionId/start', { schema: { hide: true } }, async (request, reply) => {
+  /**
+   * A form posted from the checkout page (continue, cancel): the session's signed link and the form's CSRF token are
+   * checked, then `act` runs on the session's current try; a session that has ended meanwhile shows its page instead.
+   */
+  const sessionForm = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    act: (sessionId: string) => Promise<FastifyReply>,
+  ) => {
     const sessionId = pathParam(request, 'sessionId');
     const form = formFields(request.body);
     const link = isHexId(sessionId) ? links.check('session', sessionId, form.t, clock.now()) : 'INVALID';
@@ -273,16 +309,29 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     }
     if (link === 'EXPIRED') return message(reply, languageOf(request), 'sessionExpired', 410);
     try {
-      const payment = await hosted.startSessionPayment(sessionId);
-      // The card-step link lasts as long as the try (a resumed try keeps its link: the same URL each time).
-      const t = links.token('payment', payment.payId, hostedPaymentExpiresAt(payment));
-      return reply.redirect(paymentUrl(payment.payId, t), 303);
+      return await act(sessionId);
     } catch (error) {
       const ended = error instanceof KassaError ? sessionEndedBy(error.code) : undefined;
       if (ended) return sessionEnded(reply, languageOf(request), ended);
       throw error;
     }
-  });
+  };
+
+  app.post('/hosted/sessions/:sessionId/start', { schema: { hide: true } }, async (request, reply) =>
+    sessionForm(request, reply, async (sessionId) => {
+      const payment = await hosted.startSessionPayment(sessionId);
+      // The card-step link lasts as long as the try (a resumed try keeps its link: the same URL each time).
+      const t = links.token('payment', payment.payId, hostedPaymentExpiresAt(payment));
+      return reply.redirect(paymentUrl(payment.payId, t), 303);
+    }),
+  );
+
+  // The checkout page's cancel: the session's try ends cancelled, as on the card and review steps (the cancel below).
+  app.post('/hosted/sessions/:sessionId/cancel', { schema: { hide: true } }, async (request, reply) =>
+    sessionForm(request, reply, async (sessionId) =>
+      finished(request, reply, await hosted.cancelSessionCheckout(sessionId)),
+    ),
+  );
 
   // --- Card step ----------------------------------------------------------------------------------------------
   const renderCardStep = (
@@ -306,6 +355,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         currency={payment.currency}
         value={payment.value}
         action={`/hosted/payments/${payment.payId}/card`}
+        cancelAction={cancelUrl(payment.payId)}
         quoteUrl={`/hosted/payments/${payment.payId}/quote`}
         linkToken={t}
         csrf={links.csrf(payment.payId, t)}
@@ -315,7 +365,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       />,
       errors.length > 0 ? 422 : 200,
       '/hosted/assets/card-step.js',
-      { name: ctx.merchantName, texts: merchantTextsOf(payment.informational) },
+      { name: ctx.merchantName, texts: merchantTextsOf(payment.informational), urls: payment.urls },
     );
   };
 
@@ -411,7 +461,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         surchargeReason={payment.surcharge.status === 'APPLIED' ? payment.surcharge.reason : undefined}
         cardLabel={cardLabel}
         confirmAction={`/hosted/payments/${payment.payId}/confirm`}
-        cancelAction={`/hosted/payments/${payment.payId}/cancel`}
+        cancelAction={cancelUrl(payment.payId)}
         changeCardHref={paymentUrl(payment.payId, t)}
         linkToken={t}
         csrf={links.csrf(payment.payId, t)}
@@ -419,7 +469,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       />,
       notice ? 409 : 200,
       '/hosted/assets/review-step.js',
-      { name: merchantName, texts: merchantTextsOf(payment.informational) },
+      { name: merchantName, texts: merchantTextsOf(payment.informational), urls: payment.urls },
     );
   };
 
@@ -450,6 +500,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     return finished(request, reply, outcome.payment);
   });
 
+  // The cardholder's cancel on the card or review step (CancelForm): FAILED 20040002, on to urls.cancel with PayID.
   app.post('/hosted/payments/:payId/cancel', { schema: { hide: true } }, async (request, reply) => {
     const g = await gate(request, reply, { form: true });
     if (!g) return reply;

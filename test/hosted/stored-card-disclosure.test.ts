@@ -13,6 +13,7 @@ function page(lang: (typeof LANGUAGES)[number], saveCard?: SaveCardPurpose): str
       currency: 'DKK',
       value: 9900,
       action: '/hosted/x/card',
+      cancelAction: '/hosted/x/cancel',
       quoteUrl: '/hosted/x/quote',
       linkToken: 't',
       csrf: 'c',

@@ -27,6 +27,7 @@ import {
 import type { HostedThreeDsPolicy, Payment } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 import type { CreatePaymentCommand } from './payment-request.js';
+import { isCancelledByCardholder } from './return-url.js';
 
 /** A hosted payment page session request (`POST /api/v1/payments/sessions`). Amounts in minor units. */
 export type CreateSessionCommand = Omit<
@@ -142,8 +143,44 @@ export async function sessionForPage(
  * payment.failed, as the expiry sweep would end it, and a new try starts.
  * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED (tries used up).
  */
-export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: string): Promise<Payment> {
-  const stale: Payment[] = [];
+export function startSessionPayment(deps: FinishPaymentDeps, sessionId: string): Promise<Payment> {
+  return currentTry(deps, sessionId, START);
+}
+
+/**
+ * The cardholder cancelled on the session's checkout page: the session's current try — resumed, or started as
+ * startSessionPayment starts one, so that the merchant always gets a PayID, payment.failed and a FAILED payment under
+ * the transId — ends FAILED 20040002 in the same transaction, as a cancel on the card or review step ends it
+ * (HostedPaymentService.cancel). The transId is then free for a new payment (DESIGN.md §4: only a FAILED latest
+ * payment frees it). A try the cardholder cancelled already (a double click) is returned again, and one already in
+ * 3-D Secure untouched.
+ * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED (tries used up), as startSessionPayment.
+ */
+export function cancelSessionCheckout(deps: FinishPaymentDeps, sessionId: string): Promise<Payment> {
+  return currentTry(deps, sessionId, CANCEL);
+}
+
+/**
+ * What a caller does with the session's try: `keep` the session's FAILED latest try rather than start a new one;
+ * `endWith` ends the (resumed or new) try with the response code it returns.
+ */
+interface TryPolicy {
+  keep(latest: Payment): boolean;
+  endWith(current: Payment): string | undefined;
+}
+const START: TryPolicy = { keep: () => false, endWith: () => undefined };
+const CANCEL: TryPolicy = {
+  keep: isCancelledByCardholder,
+  endWith: (p) => (p.status === 'PENDING' && p.responseCode === '60040001' ? '20040002' : undefined),
+};
+
+/**
+ * The session's current try (see startSessionPayment), started or resumed in one transaction and treated as `policy`
+ * says. Every payment the transaction ended is reported to `onPaymentFinal` once it has committed (recordFinalPayment
+ * deleted their kept cards in it).
+ */
+async function currentTry(deps: FinishPaymentDeps, sessionId: string, policy: TryPolicy): Promise<Payment> {
+  const ended: Payment[] = [];
   const started = await deps.store.transaction(async (tx) => {
     // Every read goes through `tx`: SQLite has one connection, held by this transaction.
     const { session, merchant, status } = await sessionForPage(deps, sessionId, tx);
@@ -155,15 +192,26 @@ export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: st
       return 'SESSION_FAILED' as const;
     };
     if (status === 'FAILED') return fail();
+    const end = async (found: Payment) => {
+      if (policy.endWith(found) === undefined) return found;
+      // Decided again under the row lock: a cancel clicked twice, or racing the expiry sweep, ends the try once.
+      const current = (await tx.payments.findByPayIdForUpdate(merchant.merchantId, found.payId)) ?? found;
+      const code = policy.endWith(current);
+      if (code === undefined) return current;
+      const final = await recordFinalPayment(tx, deps, merchant, current, code, []);
+      ended.push(final);
+      return final;
+    };
     let latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
     if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') {
       const expired =
         latest.responseCode === '60040001' && deps.clock.now().getTime() >= hostedPaymentExpiresAt(latest).getTime();
-      if (!expired) return latest;
+      if (!expired) return end(latest);
       latest = await recordFinalPayment(tx, deps, merchant, latest, '20040003', []);
-      stale.push(latest);
+      ended.push(latest);
     }
     if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
+    if (latest && latest.sessionId === sessionId && policy.keep(latest)) return latest;
     // A try still open is resumed above whatever the count; only a new try is refused once the tries are used up.
     if (session.cardTries >= MAX_SESSION_CARD_TRIES) return fail();
     const payment = {
@@ -189,10 +237,9 @@ export async function startSessionPayment(deps: FinishPaymentDeps, sessionId: st
       payId: payment.payId,
       cardTries: session.cardTries + 1,
     });
-    return payment;
+    return end(payment);
   });
-  // recordFinalPayment deleted their kept cards in the transaction.
-  for (const ended of stale) deps.onPaymentFinal?.(ended);
+  for (const final of ended) deps.onPaymentFinal?.(final);
   if (started === 'SESSION_FAILED') throw new KassaError('SESSION_FAILED');
   return started;
 }

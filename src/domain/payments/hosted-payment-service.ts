@@ -15,6 +15,7 @@ import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-ch
 import { type CardTestingRefusal, type CardVelocityGuard, VELOCITY_LIMITED_CODE } from './card-testing.js';
 import {
   type CreateSessionCommand,
+  cancelSessionCheckout,
   createSession,
   getSession,
   sessionForPage,
@@ -318,13 +319,31 @@ export class HostedPaymentService {
   }
 
   /**
-   * Ends a hosted payment the cardholder cancelled: FAILED with 20040002, the card forgotten, payment.failed queued in
-   * the same transaction.
+   * Ends a hosted payment the cardholder cancelled on the card or review step: FAILED with 20040002, the card
+   * forgotten, payment.failed queued in the same transaction; its transId is then free for a new payment (DESIGN.md
+   * §4). Re-read under a row lock and changed only if still waiting there, so a double-clicked cancel sends one
+   * payment.failed and a payment that has moved on (3-D Secure, expired) is returned as it is.
+   * @throws KassaError PAYMENT_NOT_FOUND.
    */
-  async cancel(payment: Payment): Promise<Payment> {
-    const merchant = await this.deps.store.merchants.find(payment.merchantId);
-    if (!merchant) throw new KassaError('PAYMENT_NOT_FOUND');
-    return finishPayment(this.deps, merchant, payment, '20040002');
+  async cancel(payment: Pick<Payment, 'merchantId' | 'payId'>): Promise<Payment> {
+    const outcome = await this.deps.store.transaction(async (tx) => {
+      const current = await tx.payments.findByPayIdForUpdate(payment.merchantId, payment.payId);
+      const merchant = await tx.merchants.find(payment.merchantId);
+      if (!current || !merchant) throw new KassaError('PAYMENT_NOT_FOUND');
+      const waiting = current.status === 'PENDING' && current.responseCode === '60040001';
+      if (!waiting) return { final: false, payment: current };
+      return { final: true, payment: await recordFinalPayment(tx, this.deps, merchant, current, '20040002', []) };
+    });
+    if (outcome.final) this.deps.onPaymentFinal?.(outcome.payment);
+    return outcome.payment;
+  }
+
+  /**
+   * The cardholder cancelled on a session's checkout page: its current try ends FAILED 20040002 (see
+   * checkout-sessions.ts). @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED.
+   */
+  cancelSessionCheckout(sessionId: string): Promise<Payment> {
+    return cancelSessionCheckout(this.deps, sessionId);
   }
 
   /**

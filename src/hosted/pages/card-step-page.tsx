@@ -1,5 +1,6 @@
 import type { Language, Messages } from '../i18n.js';
 import { AmountLines } from './amount-lines.js';
+import { CancelForm } from './cancel-form.js';
 import { type SaveCardPurpose, StoredCardDisclosure } from './stored-card-disclosure.js';
 
 /** What the card form shows again after an error (never the number or security code in full). */
@@ -12,7 +13,8 @@ type FieldName = 'number' | 'expiry' | 'securityCode' | 'cardholderName';
 
 /**
  * The hosted card step (spec §1.4): card number, expiry, security code, cardholder name, with errors next to each
- * field and announced in a summary. Works without JavaScript; card-step.js adds live brand and fee preview.
+ * field and announced in a summary, and a way to cancel back to the shop. Works without JavaScript; card-step.js adds
+ * live brand and fee preview.
  */
 export function CardStepPage(props: {
   t: Messages;
@@ -21,6 +23,8 @@ export function CardStepPage(props: {
   currency: string;
   value: number;
   action: string;
+  /** Where the cancel form posts (the review step's cancel: the payment ends cancelled, back to urls.cancel). */
+  cancelAction: string;
   quoteUrl: string;
   linkToken: string;
   csrf: string;
@@ -126,6 +130,7 @@ export function CardStepPage(props: {
         {props.saveCard && <StoredCardDisclosure t={t} merchantName={props.merchantName} purpose={props.saveCard} />}
         <button type="submit">{t.next}</button>
       </form>
+      <CancelForm t={t} action={props.cancelAction} linkToken={props.linkToken} csrf={props.csrf} />
     </>
   );
 }

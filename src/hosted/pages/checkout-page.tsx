@@ -2,14 +2,20 @@ import type { CheckoutSession } from '../../domain/sessions/checkout-session.js'
 import type { Language, Messages } from '../i18n.js';
 import { formatMoney } from '../money.js';
 import { AmountLines } from './amount-lines.js';
+import { CancelForm } from './cancel-form.js';
 
-/** The hosted payment page's checkout step: merchant, order lines, amount, then on to the card step. */
+/**
+ * The hosted payment page's checkout step: merchant, order lines, amount, then on to the card step (or back to the
+ * shop).
+ */
 export function CheckoutPage(props: {
   t: Messages;
   lang: Language;
   merchantName: string;
   session: CheckoutSession;
   action: string;
+  /** Where the cancel form posts: the session's try ends cancelled, back to urls.cancel. */
+  cancelAction: string;
   linkToken: string;
   csrf: string;
 }) {
@@ -49,6 +55,7 @@ export function CheckoutPage(props: {
         <input type="hidden" name="csrf" value={props.csrf} />
         <button type="submit">{t.continueToPayment}</button>
       </form>
+      <CancelForm t={t} action={props.cancelAction} linkToken={props.linkToken} csrf={props.csrf} />
     </>
   );
 }

@@ -2,6 +2,7 @@ import type { Language, Messages } from '../i18n.js';
 import { format } from '../i18n.js';
 import { formatMoney } from '../money.js';
 import { AmountLines } from './amount-lines.js';
+import { CancelForm } from './cancel-form.js';
 
 /**
  * The review step (spec §1.9): the amounts as binding values — with a surcharge, the fee as its own labelled line and
@@ -59,13 +60,7 @@ export function ReviewPage(props: {
         <input type="hidden" name="timeZoneOffset" value="" />
         <button type="submit">{format(t.pay, { total })}</button>
       </form>
-      <form method="post" action={props.cancelAction}>
-        <input type="hidden" name="t" value={props.linkToken} />
-        <input type="hidden" name="csrf" value={props.csrf} />
-        <button type="submit" class="secondary">
-          {t.cancel}
-        </button>
-      </form>
+      <CancelForm t={t} action={props.cancelAction} linkToken={props.linkToken} csrf={props.csrf} />
     </>
   );
 }
