@@ -524,7 +524,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // member twice after parsing (http/hostile-input.ts); prototype poisoning is refused by Fastify's parser.
   const jsonParser = depthLimitedJsonParser(app.getDefaultJsonParser('error', 'ignore'));
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonParser);
+  // As bytes: the parser checks them as UTF-8 before decoding (RFC 8259 §8.1).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser);
 
   // Helmet's security headers (HSTS, nosniff, frame options, …) on every answer; the docs page sets its own CSP.
   // Helmet's headers are computed once (http/security-headers.ts): @fastify/helmet built its middleware anew for every

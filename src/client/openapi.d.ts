@@ -623,8 +623,7 @@ export interface components {
                 customerType?: "individual" | "business" | "INDIVIDUAL" | "BUSINESS";
                 firstName?: string;
                 lastName?: string;
-                /** Format: email */
-                email?: string;
+                email?: string | unknown | unknown;
                 phone?: {
                     countryCode?: string;
                     number?: string;
@@ -806,8 +805,7 @@ export interface components {
                 javaEnabled?: boolean;
                 javaScriptEnabled: boolean;
                 language: string;
-                /** @enum {integer} */
-                colorDepth?: 1 | 4 | 8 | 15 | 16 | 24 | 32 | 48;
+                colorDepth?: number;
                 screenHeight?: number;
                 screenWidth?: number;
                 timeZoneOffset?: string | number;
@@ -887,11 +885,17 @@ export interface components {
                             sdkTransID: string;
                             /** Format: uuid */
                             sdkAppID: string;
-                            /** @description JWK */
+                            /** @description EMVCo sdkEphemPubKey: the public JWK (RFC 7517, RFC 7518 §6.2) of the SDK ephemeral key, an EC P-256 key; a private member (`d`) is refused */
                             sdkEphemPubKey: {
-                                kty: string;
-                            } & {
-                                [key: string]: unknown;
+                                /** @enum {string} */
+                                kty: "EC";
+                                /** @enum {string} */
+                                crv: "P-256";
+                                x: string;
+                                y: string;
+                                kid?: string;
+                                use?: string;
+                                alg?: string;
                             };
                             sdkReferenceNumber: string;
                             /** @description EMVCo: two digits, minutes, ≥ 05 */
@@ -982,8 +986,7 @@ export interface components {
                 customerType?: "individual" | "business" | "INDIVIDUAL" | "BUSINESS";
                 firstName?: string;
                 lastName?: string;
-                /** Format: email */
-                email?: string;
+                email?: string | unknown | unknown;
                 phone?: {
                     countryCode?: string;
                     number?: string;
@@ -1160,17 +1163,16 @@ export interface components {
             /** @enum {unknown} */
             channel?: "ECOM" | "MOTO" | "APP" | "PAYBYLINK" | "POS";
             browserInfo?: {
-                acceptHeaders: string;
+                acceptHeaders?: string;
                 ipAddress?: string | unknown | unknown;
                 javaEnabled?: boolean;
-                javaScriptEnabled: boolean;
-                language: string;
-                /** @enum {integer} */
-                colorDepth?: 1 | 4 | 8 | 15 | 16 | 24 | 32 | 48;
+                javaScriptEnabled?: boolean;
+                language?: string;
+                colorDepth?: number;
                 screenHeight?: number;
                 screenWidth?: number;
                 timeZoneOffset?: string | number;
-                userAgent: string;
+                userAgent?: string;
             };
             paymentMethods?: {
                 type?: string;
@@ -1229,11 +1231,17 @@ export interface components {
                             sdkTransID: string;
                             /** Format: uuid */
                             sdkAppID: string;
-                            /** @description JWK */
+                            /** @description EMVCo sdkEphemPubKey: the public JWK (RFC 7517, RFC 7518 §6.2) of the SDK ephemeral key, an EC P-256 key; a private member (`d`) is refused */
                             sdkEphemPubKey: {
-                                kty: string;
-                            } & {
-                                [key: string]: unknown;
+                                /** @enum {string} */
+                                kty: "EC";
+                                /** @enum {string} */
+                                crv: "P-256";
+                                x: string;
+                                y: string;
+                                kid?: string;
+                                use?: string;
+                                alg?: string;
                             };
                             sdkReferenceNumber: string;
                             /** @description EMVCo: two digits, minutes, ≥ 05 */
@@ -1247,6 +1255,8 @@ export interface components {
                         brand?: string;
                         securityCode?: string;
                     };
+                    /** @enum {unknown} */
+                    eventToken?: "DELAYED_SHIPMENT" | "PRE_AUTH" | "PLBS" | "ORDER" | "ACCOUNT_VERIFICATION";
                 };
             } & {
                 [key: string]: unknown;
@@ -1609,8 +1619,7 @@ export interface components {
                 customerType?: "individual" | "business" | "INDIVIDUAL" | "BUSINESS";
                 firstName?: string;
                 lastName?: string;
-                /** Format: email */
-                email?: string;
+                email?: string | unknown | unknown;
                 phone?: {
                     countryCode?: string;
                     number?: string;
@@ -1732,8 +1741,7 @@ export interface components {
                 javaEnabled?: boolean;
                 javaScriptEnabled: boolean;
                 language: string;
-                /** @enum {integer} */
-                colorDepth?: 1 | 4 | 8 | 15 | 16 | 24 | 32 | 48;
+                colorDepth?: number;
                 screenHeight?: number;
                 screenWidth?: number;
                 timeZoneOffset?: string;
@@ -2039,8 +2047,7 @@ export interface components {
                     customerType?: "individual" | "business" | "INDIVIDUAL" | "BUSINESS";
                     firstName?: string;
                     lastName?: string;
-                    /** Format: email */
-                    email?: string;
+                    email?: string | unknown | unknown;
                     phone?: {
                         countryCode?: string;
                         number?: string;
@@ -2162,8 +2169,7 @@ export interface components {
                     javaEnabled?: boolean;
                     javaScriptEnabled: boolean;
                     language: string;
-                    /** @enum {integer} */
-                    colorDepth?: 1 | 4 | 8 | 15 | 16 | 24 | 32 | 48;
+                    colorDepth?: number;
                     screenHeight?: number;
                     screenWidth?: number;
                     timeZoneOffset?: string;
@@ -2567,8 +2573,7 @@ export interface components {
                 customerType?: "individual" | "business" | "INDIVIDUAL" | "BUSINESS";
                 firstName?: string;
                 lastName?: string;
-                /** Format: email */
-                email?: string;
+                email?: string | unknown | unknown;
                 phone?: {
                     countryCode?: string;
                     number?: string;
@@ -2690,8 +2695,7 @@ export interface components {
                 javaEnabled?: boolean;
                 javaScriptEnabled: boolean;
                 language: string;
-                /** @enum {integer} */
-                colorDepth?: 1 | 4 | 8 | 15 | 16 | 24 | 32 | 48;
+                colorDepth?: number;
                 screenHeight?: number;
                 screenWidth?: number;
                 timeZoneOffset?: string;

@@ -1,9 +1,10 @@
 /** Kassa's answers to hostile input that reaches no route's own validation (issue 14, hostile-input suite). */
+import { isUtf8 } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
-import { duplicateMemberPath } from './plugins/json-body.js';
-import { PROBLEM_JSON, problemType, responseCodeOfStatus, sendProblem } from './problem.js';
+import { duplicateMemberPath, nonUtf8Charset } from './plugins/json-body.js';
+import { httpStatusOf, PROBLEM_JSON, problemType, responseCodeOfStatus, sendProblem } from './problem.js';
 
 /** The first string inside `value` holding U+0000, as a dotted path (iterative: bodies may nest deeply). */
 function nulPath(value: unknown, root: string): string | undefined {
@@ -88,16 +89,34 @@ export function parsedMemberCount(value: unknown): number {
 }
 
 /**
- * Content-type parser of `application/json`: refuses a body nested deeper than MAX_JSON_DEPTH with 400
+ * Content-type parser of `application/json`: refuses a charset other than UTF-8 with 415 UNSUPPORTED_MEDIA_TYPE and
+ * bytes that are not UTF-8 with 400 INVALID_JSON (RFC 8259 §8.1: JSON exchanged between systems MUST be UTF-8;
+ * decoded as is, each bad byte would be stored as U+FFFD), then a body nested deeper than MAX_JSON_DEPTH with 400
  * INVALID_JSON before parsing it (a body nested 100,000 levels deep parses, but then overflows the stack of whatever
  * walks it, such as JSON.stringify), then parses as Fastify does (prototype poisoning refused), then refuses a body
  * naming a member twice in one object with 400 VALIDATION_FAILED naming the member (`duplicateMemberPath`, run only
- * when the parsed value has fewer members than the text names: scanJson, parsedMemberCount).
+ * when the parsed value has fewer members than the text names: scanJson, parsedMemberCount). Its errors go to the
+ * route's error handler (the OAuth token endpoint answers in RFC 6749 form).
  */
 export function depthLimitedJsonParser(
   parse: (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => void,
 ) {
   return (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    const charset = nonUtf8Charset(request.headers['content-type']);
+    if (charset !== undefined) {
+      done(
+        new KassaError('UNSUPPORTED_MEDIA_TYPE', `the charset ${charset} is not accepted; send JSON in UTF-8`, {
+          errors: [{ field: 'content-type', message: `must declare no charset or utf-8 (got ${charset})` }],
+        }),
+      );
+      return;
+    }
+    // Parsed from the bytes (`parseAs: 'buffer'`): decoded as a string first, each byte that is not UTF-8 would be
+    // U+FFFD already, which the text cannot tell from a U+FFFD the client sent.
+    if (typeof body !== 'string' && !isUtf8(body)) {
+      done(new KassaError('INVALID_JSON', 'the body is not valid UTF-8 (RFC 8259 §8.1)'));
+      return;
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     const scanned = scanJson(text, MAX_JSON_DEPTH);
     if (scanned.depth > MAX_JSON_DEPTH) {
@@ -127,28 +146,32 @@ export function depthLimitedJsonParser(
 
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP parser cannot read is answered as problem+json, and the
- * connection closed, instead of Node's or Fastify's bare answer: headers over 16 KiB get 431 Request Header Fields Too
- * Large (RFC 6585 §5), a request not sent in time (KASSA_REQUEST_TIMEOUT, KASSA_HEADERS_TIMEOUT) 408 Request Timeout,
- * anything else (a bad request line, a malformed header) 400 VALIDATION_FAILED. Nothing of the request is echoed.
+ * connection closed, instead of Node's or Fastify's bare answer: headers over 16 KiB get 431 HEADERS_TOO_LARGE (RFC
+ * 6585 §5), a request not sent in time (KASSA_REQUEST_TIMEOUT, KASSA_HEADERS_TIMEOUT) 408 REQUEST_TIMEOUT, anything
+ * else (a bad request line, a malformed header) 400 VALIDATION_FAILED. Nothing of the request is echoed.
  */
 export function clientErrorProblem(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
     socket.destroy();
     return;
   }
-  const { title } = ERROR_CATALOGUE.VALIDATION_FAILED;
-  const [status, reason, detail] =
+  const [code, reason, detail] =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', 'the request headers are too large (16 KiB at most)']
+      ? ([
+          'HEADERS_TOO_LARGE',
+          'Request Header Fields Too Large',
+          'the request headers are too large (16 KiB at most)',
+        ] as const)
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'the request was not received in time']
-        : [400, 'Bad Request', 'the request is not valid HTTP/1.1'];
+        ? (['REQUEST_TIMEOUT', 'Request Timeout', 'the request was not received in time'] as const)
+        : (['VALIDATION_FAILED', 'Bad Request', 'the request is not valid HTTP/1.1'] as const);
+  const status = httpStatusOf(code);
   const body = JSON.stringify({
-    type: problemType('VALIDATION_FAILED'),
-    title,
+    type: problemType(code),
+    title: ERROR_CATALOGUE[code].title,
     status,
     detail,
-    code: 'VALIDATION_FAILED',
+    code,
     responseCode: responseCodeOfStatus(status),
   });
   socket.end(

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, parsedMemberCount, scanJson } from '../../src/http/hostile-input.js';
+import { nonUtf8Charset } from '../../src/http/plugins/json-body.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
@@ -35,6 +37,26 @@ describe('scanJson and parsedMemberCount (the duplicate-member pre-check)', () =
     const text = '{"amount":{"value":100,"currency":"DKK","value":1}}';
     expect(scanJson(text).members).toBe(4);
     expect(parsedMemberCount(JSON.parse(text))).toBe(3);
+  });
+});
+
+describe('nonUtf8Charset: the charsets a JSON body may be declared in', () => {
+  it.each([
+    ['application/json', undefined],
+    ['application/json; charset=utf-8', undefined],
+    ['application/json;charset=UTF-8', undefined],
+    ['application/json; charset="utf-8"', undefined],
+    ['application/json; charset=utf8', undefined],
+    ['application/json; CHARSET=Utf8', undefined],
+    ['application/json; profile=x', undefined],
+    ['application/json; charset=iso-8859-1', 'iso-8859-1'],
+    ['application/json; charset=latin1', 'latin1'],
+    ['application/json; charset=UTF-16', 'utf-16'],
+    ['application/json; charset="windows-1252"', 'windows-1252'],
+    ['application/json; charset=', ''],
+    ['application/json; charset=utf-8; charset=latin1', 'latin1'],
+  ])('%s → %s', (contentType, refused) => {
+    expect(nonUtf8Charset(contentType)).toBe(refused);
   });
 });
 
@@ -86,13 +108,133 @@ describe.each(DIALECTS)('hostile input reaching no route validation (%s)', (dial
     expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'url' }] });
   });
 
+  describe('JSON bodies are UTF-8 (RFC 8259 §8.1)', () => {
+    /** A payment body whose card holder name is `name`, as bytes; its transId is returned to find it. */
+    const paymentBytes = (name: Buffer) => {
+      const transId = `utf8-${Math.random().toString(36).slice(2, 10)}`;
+      const payment = directPayment(testPan('40000000', '1000'), { transId });
+      (payment.paymentMethods as { card: { cardHolderName: string } }).card.cardHolderName = '@';
+      const json = JSON.stringify(payment);
+      const [before, after] = json.split('"@"');
+      return { transId, body: Buffer.concat([Buffer.from(`${before}"`), name, Buffer.from(`"${after}`)]) };
+    };
+    /** The stored card column of the payment with this transId (its summary keeps the card holder name). */
+    const storedCard = async (transId: string) =>
+      (
+        await t.database.db.kysely
+          .selectFrom('payment')
+          .select('card')
+          .where('trans_id', '=', transId)
+          .executeTakeFirst()
+      )?.card;
+
+    // Money: a body decoded with U+FFFD in place of bad bytes made a payment with data the merchant never sent.
+    it('a byte that is not UTF-8 (Latin-1 0xC5) is refused with 400 INVALID_JSON, and no payment is made', async () => {
+      const { transId, body } = paymentBytes(Buffer.from('S\xf8ren \xc5berg', 'latin1'));
+      const res = await postBytes(t, '/api/v1/payments', [body], 'application/json', merchant);
+      expect(res.status, res.text).toBe(400);
+      expect(res.text).toContain('"code":"INVALID_JSON"');
+      expect(await storedCard(transId)).toBeUndefined();
+    });
+
+    it('a character cut short by the closing quote (E2 82 ") is refused with 400 INVALID_JSON', async () => {
+      const { transId, body } = paymentBytes(Buffer.from([0x53, 0xe2, 0x82]));
+      const res = await postBytes(t, '/api/v1/payments', [body], 'application/json', merchant);
+      expect(res.status, res.text).toBe(400);
+      expect(res.text).toContain('"code":"INVALID_JSON"');
+      expect(await storedCard(transId)).toBeUndefined();
+    });
+
+    it('a character split between two TCP packets is accepted and stored whole', async () => {
+      const name = 'Søren Åberg €😀';
+      const { transId, body } = paymentBytes(Buffer.from(name));
+      const cut = body.indexOf(Buffer.from('😀')) + 2; // in the middle of the 4-byte character
+      const res = await postBytes(
+        t,
+        '/api/v1/payments',
+        [body.subarray(0, cut), body.subarray(cut)],
+        'application/json',
+        merchant,
+      );
+      expect(res.status, res.text).toBe(201);
+      expect(await storedCard(transId)).toContain(name);
+    });
+
+    it('U+FFFD sent as UTF-8 is accepted: only bytes that are not UTF-8 are refused', async () => {
+      const name = 'S\uFFFDren';
+      const { transId, body } = paymentBytes(Buffer.from(name));
+      const res = await postBytes(t, '/api/v1/payments', [body], 'application/json', merchant);
+      expect(res.status, res.text).toBe(201);
+      expect(await storedCard(transId)).toContain(name);
+    });
+
+    it.each(['iso-8859-1', 'latin1', 'utf-16', 'windows-1252'])(
+      'a body declared charset=%s is refused with 415 UNSUPPORTED_MEDIA_TYPE naming the charset, and no payment is made',
+      async (charset) => {
+        const transId = `charset-${charset}-${Math.random().toString(36).slice(2, 8)}`;
+        const res = await t.call('POST', '/api/v1/payments', {
+          auth: merchant,
+          body: JSON.stringify(directPayment(testPan('40000000', '1000'), { transId })),
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        });
+        expect(res.status, res.text).toBe(415);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(res.body).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', errors: [{ field: 'content-type' }] });
+        expect(res.body.detail).toContain(charset);
+        expect(await storedCard(transId)).toBeUndefined();
+      },
+    );
+
+    it.each(['utf-8', 'UTF-8', 'utf8', '"utf-8"'])('a body declared charset=%s is accepted', async (charset) => {
+      const res = await t.call('POST', '/api/v1/payments', {
+        auth: merchant,
+        body: JSON.stringify(directPayment(testPan('40000000', '1000'))),
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      });
+      expect(res.status, res.text).toBe(201);
+    });
+  });
+
   it('headers too large for the HTTP parser are answered 431 problem+json and the connection closed', async () => {
     const answer = await rawRequest(t, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(answer).toMatch(/Content-Type: application\/problem\+json/);
-    expect(answer).toContain('"code":"VALIDATION_FAILED"');
+    const body = JSON.parse(answer.split('\r\n\r\n')[1] ?? '{}');
+    expect(body).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', responseCode: '20000431' });
   });
 });
+
+/** A POST whose body is sent as the given byte chunks, one TLS write each, 50 ms apart (so they arrive apart). */
+async function postBytes(
+  t: TestKassa,
+  path: string,
+  chunks: Buffer[],
+  contentType: string,
+  merchant: { merchantId: string; apiKey: string },
+): Promise<{ status: number; text: string }> {
+  const url = new URL(t.url);
+  const auth = Buffer.from(`${merchant.merchantId}:${merchant.apiKey}`).toString('base64');
+  const length = chunks.reduce((n, c) => n + c.length, 0);
+  const answer = await new Promise<string>((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port), ca: t.ca }, async () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${auth}\r\nContent-Type: ${contentType}\r\n` +
+          `Content-Length: ${length}\r\nConnection: close\r\n\r\n`,
+      );
+      for (const chunk of chunks) {
+        await sleep(50);
+        socket.write(chunk);
+      }
+    });
+    let text = '';
+    socket.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
+    });
+    socket.on('close', () => resolve(text));
+    socket.on('error', () => resolve(text));
+  });
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), text: answer };
+}
 
 function rawRequest(t: TestKassa, request: string): Promise<string> {
   const url = new URL(t.url);

@@ -48,6 +48,8 @@ describe('server timeouts and connection cap', () => {
     }
     expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(c.received()).toMatch(/content-type: application\/problem\+json/i);
+    const body = JSON.parse(c.received().split('\r\n\r\n')[1] ?? '{}');
+    expect(body).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', responseCode: '20000408' });
   });
 
   it('headers trickled a line at a time are cut after KASSA_HEADERS_TIMEOUT', async () => {
@@ -71,7 +73,12 @@ describe('server timeouts and connection cap', () => {
     expect(c.received()).toMatch(/^HTTP\/1\.1 431 /);
     expect(c.received()).toMatch(/content-type: application\/problem\+json/i);
     const body = JSON.parse(c.received().split('\r\n\r\n')[1] ?? '{}');
-    expect(body).toMatchObject({ status: 431, detail: expect.stringContaining('too large') });
+    expect(body).toMatchObject({
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+      responseCode: '20000431',
+      detail: expect.stringContaining('too large'),
+    });
   });
 });
 

@@ -8,6 +8,8 @@ export const ERROR_CATALOGUE = {
   INVALID_JSON: { title: 'The request body is not valid JSON', retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { title: 'The request body must be application/json', retryable: false },
   PAYLOAD_TOO_LARGE: { title: 'The request body is too large', retryable: false },
+  HEADERS_TOO_LARGE: { title: 'The request headers are too large', retryable: false },
+  REQUEST_TIMEOUT: { title: 'The request was not received in time', retryable: true },
   HTTPS_REQUIRED: { title: 'Requests must use HTTPS', retryable: false },
   UNAUTHORIZED: { title: 'Missing or invalid credentials', retryable: false },
   NOT_FOUND: { title: 'No such resource', retryable: false },

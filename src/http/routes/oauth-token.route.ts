@@ -68,8 +68,12 @@ export async function oauthTokenRoute(
         },
       },
       errorHandler: (error, _request, reply) => {
-        if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.code === 'UNSUPPORTED_MEDIA_TYPE') {
           return oauthError(reply, 400, 'invalid_request', 'content-type must be application/x-www-form-urlencoded');
+        }
+        // RFC 6749 §5.2 names no error for size; the status says it, as the JSON APIs' 413 PAYLOAD_TOO_LARGE does.
+        if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+          return oauthError(reply, 413, 'invalid_request', 'the request body is too large');
         }
         const field = error.validation?.[0]?.instancePath.slice(1);
         return oauthError(

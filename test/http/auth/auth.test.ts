@@ -101,6 +101,24 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
     expect(res.body.error).toBe('invalid_request');
   });
 
+  it('a JSON body declared in another charset than UTF-8 at the token endpoint is an invalid_request in RFC 6749 form', async () => {
+    const res = await t.call('POST', '/authorization/oauth/token', {
+      body: '{"grant_type":"client_credentials"}',
+      headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('content-type') });
+  });
+
+  it('a 2 MB form at the token endpoint is answered 413, as the JSON APIs answer, in RFC 6749 form', async () => {
+    const res = await t.call('POST', '/authorization/oauth/token', {
+      form: { grant_type: 'client_credentials', client_id: m.merchantId, client_secret: 'x'.repeat(2 * 1024 * 1024) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('too large') });
+  });
+
   // Security: revoking a key revokes its access tokens at once.
   it('tokens of a revoked key stop working, while another key of the merchant keeps working', async () => {
     const merchant = await t.createMerchant();
