@@ -178,7 +178,9 @@ export function buildAuthenticationResponse(
     whiteListStatusSource: v220 ? (ares.whiteListStatusSource ?? '') : '',
     challengeRequest,
     base64EncodedChallengeRequest: challenge ? base64(JSON.stringify(challengeRequest)) : '',
-    threeDSCompInd: context.threeDSCompInd,
+    // The 3DS Method is a browser step (EMVCo: threeDSCompInd is for 02-BRW only): in an app it did not apply, and a
+    // property whose condition does not apply holds an empty string (spec §2.1, rule 3).
+    threeDSCompInd: app ? '' : context.threeDSCompInd,
   };
   if (v220 && ares.acsDecConInd !== undefined) {
     // Keep spec §2.1 order: acsDecConInd sits right after acsChallengeMandated.

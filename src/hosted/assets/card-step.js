@@ -8,7 +8,12 @@
   const feeOut = document.getElementById('fee-preview');
   const t = form.querySelector('input[name=t]').value;
   const csrf = form.querySelector('input[name=csrf]').value;
-  const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => values[k] ?? '');
+  // A value ending in a period ("kr.") closes the sentence itself: "I alt: 1.256,78 kr." rather than "kr..".
+  const fill = (template, values) =>
+    template.replace(/\{(\w+)\}(\.?)/g, (_, k, stop) => {
+      const value = values[k] ?? '';
+      return value.endsWith('.') ? value : value + stop;
+    });
   let lastPrefix = '';
   let timer;
 

@@ -147,6 +147,13 @@ describe('buildAuthenticationResponse', () => {
     });
   });
 
+  it('leaves threeDSCompInd empty for the app channel: the 3DS Method is a browser step (spec §2.1 rule 3)', () => {
+    for (const threeDSCompInd of ['N', 'U'] as const) {
+      expect(buildAuthenticationResponse(appChallenge(), { threeDSCompInd }).threeDSCompInd).toBe('');
+      expect(buildAuthenticationResponse(browserChallenge(), { threeDSCompInd }).threeDSCompInd).toBe(threeDSCompInd);
+    }
+  });
+
   it('takes the channel from the context over the ARes contents', () => {
     const response = buildAuthenticationResponse(browserChallenge(), { threeDSCompInd: 'U', deviceChannel: '01' });
     expect(response.acsURL).toBe('');
