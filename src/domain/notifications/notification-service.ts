@@ -71,14 +71,17 @@ export class NotificationService {
   }
 
   /**
-   * Queues one of the merchant's notifications again, whatever its state: due now, with a fresh retry schedule.
-   * A notification written without a target goes to the merchant's current default webhook URL.
+   * Queues one of the merchant's notifications again, whatever its state: due now, with a fresh retry schedule, to
+   * where a new event of its payment would go now: the payment's `urls.webhook`, else the merchant's current default
+   * webhook URL (so a merchant who corrected its URL can have past events sent there), else where it went before.
    * @throws KassaError NOTIFICATION_NOT_FOUND (missing or another merchant's), NOTIFICATION_NO_TARGET.
    */
   async redeliver(merchant: Merchant, id: string): Promise<NotificationRecord> {
     const found = await this.store.notifications.find(merchant.merchantId, id);
     if (!found) throw new KassaError('NOTIFICATION_NOT_FOUND', `no notification ${id}`);
-    const targetUrl = found.targetUrl ?? merchant.webhookUrl;
+    const payment = found.payId ? await this.store.payments.findByPayId(merchant.merchantId, found.payId) : undefined;
+    const current = await this.store.merchants.find(merchant.merchantId);
+    const targetUrl = payment?.urls?.webhook ?? current?.webhookUrl ?? found.targetUrl;
     if (!targetUrl) {
       throw new KassaError('NOTIFICATION_NO_TARGET', 'set a default webhook URL for the merchant first');
     }

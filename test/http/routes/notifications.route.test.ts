@@ -119,6 +119,30 @@ describe.each(DIALECTS)('notifications API and delivery (%s)', (dialect) => {
     expect(receiver.deliveredCounts().get(id)).toBe(2);
   });
 
+  it("redeliver sends to the merchant's current webhook URL: a corrected URL gets the events that failed", async () => {
+    const moving = await t.createMerchant({ webhookUrl: `${receiver.url}/wrong-path` });
+    const { payId } = await pay(moving);
+    const failed = await eventually(
+      () => list(moving, payId),
+      (r) => (r.body.notifications[1]?.attempts.length ?? 0) >= 1,
+    );
+    const id = failed.body.notifications[1].id;
+    expect(failed.body.notifications[1].attempts[0].httpStatus).toBe(404);
+    await t.database.db.kysely
+      .updateTable('merchant')
+      .set({ webhook_url: other.url })
+      .where('merchant_id', '=', moving.merchantId)
+      .execute();
+    const res = await t.call('POST', `/api/v1/notifications/${id}/redeliver`, { auth: moving });
+    expect(res.status).toBe(202);
+    expect(res.body.targetUrl).toBe(other.url);
+    await eventually(
+      async () => other.deliveredCounts().get(id) ?? 0,
+      (n) => n === 1,
+    );
+    expect(other.deliveredCounts().get(id)).toBe(1);
+  });
+
   // Security: redelivery of another merchant's notification is refused like a missing one.
   it('redeliver of another merchant’s notification answers 404 NOTIFICATION_NOT_FOUND, like a missing one', async () => {
     const { payId } = await pay(owner);
