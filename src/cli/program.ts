@@ -8,7 +8,7 @@ import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from 
 import type { FeeRule } from '../domain/surcharge/surcharge-settings.js';
 import { buildOpenApiDocument } from '../server/openapi-document.js';
 import { serve } from '../server/serve.js';
-import { migrateTo } from '../storage/create-db.js';
+import { migrateTo, migrateToLatest } from '../storage/create-db.js';
 import { migrations } from '../storage/migrations/index.js';
 
 let environment: Record<string, string | undefined> = {};
@@ -59,8 +59,12 @@ program
     const config = readConfig();
     const target = options.to;
     if (target === undefined) {
-      const db = await openDatabase(config);
+      let applied: string[] = [];
+      const db = await openDatabase(config, undefined, async (opened) => {
+        applied = await migrateToLatest(opened);
+      });
       await db.close();
+      for (const name of applied) console.log(`applied: ${name}`);
       console.log(`database (${config.database.dialect}) is at the latest migration`);
       return;
     }
@@ -145,6 +149,23 @@ key
     const issued = await withServices((s) => s.merchants.rotateApiKey(merchantId));
     if (opts.json) console.log(JSON.stringify({ merchantId, ...issued }));
     else console.log(`keyId:  ${issued.keyId}\napiKey: ${issued.apiKey}`);
+  });
+key
+  .command('list')
+  .description("the merchant's API keys, oldest first: keyId, created, revoked (the keys themselves are not kept)")
+  .argument('<merchantId>')
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts) => {
+    const keys = await withServices((s) => s.merchants.listApiKeys(merchantId));
+    const rows = keys.map((k) => ({
+      keyId: k.keyId,
+      creationDate: k.creationDate.toISOString(),
+      ...(k.revokedAt && { revokedAt: k.revokedAt.toISOString() }),
+    }));
+    if (opts.json) console.log(JSON.stringify({ merchantId, keys: rows }));
+    else
+      for (const r of rows)
+        console.log(`${r.keyId}  created ${r.creationDate}  ${r.revokedAt ? `revoked ${r.revokedAt}` : 'active'}`);
   });
 key
   .command('revoke')

@@ -29,6 +29,7 @@ export async function ensureDemoMerchant(
     '',
     'Created the sandbox merchant "demo" (DK, DKK). Its credentials are shown only this once:',
     `  merchantId:    ${demo.merchant.merchantId}`,
+    `  keyId:         ${demo.keyId}`,
     `  apiKey:        ${demo.apiKey}`,
     `  webhookSecret: ${demo.merchant.webhookSecret}`,
     '',

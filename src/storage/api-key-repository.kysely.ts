@@ -40,6 +40,17 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     return row && apiKeyRowToRecord(row);
   }
 
+  async listByMerchant(merchantId: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.db
+      .selectFrom('api_key')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .orderBy('created_at')
+      .orderBy('key_id')
+      .execute();
+    return rows.map(apiKeyRowToRecord);
+  }
+
   async revoke(merchantId: string, keyId: string, at: Date): Promise<boolean> {
     const r = await this.db
       .updateTable('api_key')

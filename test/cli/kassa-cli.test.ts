@@ -89,11 +89,16 @@ describe('kassa CLI', () => {
 
   it('kassa migrate brings a new database to the latest schema and is idempotent', async () => {
     const env = tempEnv();
+    const outputs: string[] = [];
     for (let i = 0; i < 2; i++) {
       const r = await kassaCliResult(['migrate'], env);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('latest migration');
+      outputs.push(r.stdout);
     }
+    // The first run names what it applied, the second has nothing to apply.
+    expect(outputs[0]).toContain('applied: 2026-11-21-0001-initial');
+    expect(outputs[1]).not.toContain('applied:');
   });
 
   it('kassa migrate --to goes back to an earlier migration (undoing the later ones) and forward again', async () => {
@@ -119,6 +124,7 @@ describe('kassa CLI', () => {
 
     const forward = await kassaCliResult(['migrate'], env);
     expect(forward.code).toBe(0);
+    expect(forward.stdout).toContain('applied: 2026-11-26-0001-payment-locality');
     expect(columns('payment_operation')).toContain('payment_created_at');
 
     const unknown = await kassaCliResult(['migrate', '--to', '2026-01-01-nothing'], env);
@@ -165,6 +171,16 @@ describe('kassa CLI', () => {
     const firstKeyId = (await kassaCli(['merchant', 'key', 'rotate', 'demo', '--json'], env)).stdout; // a third key
     expect(JSON.parse(firstKeyId).keyId).toMatch(/^key_/);
     await kassaCli(['merchant', 'key', 'revoke', 'demo', rotated.keyId], env);
+    // `key list` names every key, oldest first, the demo key (printed with its keyId at first start) among them.
+    const demoKeyId = server.output().match(/keyId:\s+(key_\S+)/)?.[1];
+    const listed = JSON.parse((await kassaCli(['merchant', 'key', 'list', 'demo', '--json'], env)).stdout);
+    expect(listed.keys.map((k: { keyId: string }) => k.keyId)).toEqual([
+      demoKeyId,
+      rotated.keyId,
+      JSON.parse(firstKeyId).keyId,
+    ]);
+    expect(listed.keys.map((k: { revokedAt?: string }) => k.revokedAt !== undefined)).toEqual([false, true, false]);
+    expect((await kassaCli(['merchant', 'key', 'list', 'demo'], env)).stdout).toContain(`${rotated.keyId}  created`);
     const get = (key: string) =>
       fetch(`${base}/api/v1/payments/getByTransId/none`, {
         dispatcher,

@@ -5,7 +5,7 @@ import { type FieldError, KassaError, validationError } from '../errors/error-ca
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
-import type { Merchant } from './merchant.js';
+import type { ApiKeyRecord, Merchant } from './merchant.js';
 import { checkMerchantUrl } from './merchant-url.js';
 
 /** merchantId: 1–64 characters of letters, digits, `.`, `_` and `-`. */
@@ -136,6 +136,16 @@ export class MerchantService {
       if (!(await tx.merchants.find(merchantId))) throw new KassaError('MERCHANT_NOT_FOUND');
       return this.issueKey(tx, merchantId);
     });
+  }
+
+  /**
+   * The merchant's API keys, oldest first, revoked ones included: the keyId to revoke (the key itself is kept only
+   * as its hash, so the creation time tells keys apart). @throws KassaError MERCHANT_NOT_FOUND.
+   */
+  async listApiKeys(merchantId: string): Promise<Omit<ApiKeyRecord, 'keyHash' | 'merchantId'>[]> {
+    if (!(await this.store.merchants.find(merchantId))) throw new KassaError('MERCHANT_NOT_FOUND');
+    const keys = await this.store.apiKeys.listByMerchant(merchantId);
+    return keys.map(({ keyId, creationDate, revokedAt }) => ({ keyId, creationDate, ...(revokedAt && { revokedAt }) }));
   }
 
   /**

@@ -21,6 +21,8 @@ export interface ApiKeyRepository {
   find(keyId: string): Promise<ApiKeyRecord | undefined>;
   /** @returns false when the merchant has no such (unrevoked) key. */
   revoke(merchantId: string, keyId: string, at: Date): Promise<boolean>;
+  /** Every key of the merchant, revoked ones included, oldest first. */
+  listByMerchant(merchantId: string): Promise<ApiKeyRecord[]>;
 }
 
 /** Payments and their operations. Every read names the merchant (tenant) it reads for. */
