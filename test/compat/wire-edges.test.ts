@@ -140,6 +140,39 @@ describe.each(DIALECTS)('compat: wire shapes at the edges (%s)', (dialect) => {
     expect(answer.body.status).toBe('OK');
   });
 
+  it('subType matches brands in any case: a session limited to ["visa"] takes a Visa card', async () => {
+    const created = await session({ paymentMethods: { card: { subType: ['visa'] } } });
+    expect(created.status).toBe(201);
+    const paid = await payInHostedSession(
+      client,
+      t.url,
+      created.body._links.redirect.href,
+      testPan('40000000', '1000'),
+    );
+    expect(paid.done.external).toMatch(/^https:\/\/shop\.example\/return\?/);
+  });
+
+  it('a subType naming no brand Kassa takes is refused at once, naming it: no card could pay', async () => {
+    for (const subType of [['AMEX'], ['DINERS', 'CARTESBANCAIRES']]) {
+      const refused = await session({ paymentMethods: { card: { subType } } });
+      expect(refused.status, subType.join()).toBe(400);
+      expect(fieldsOf(refused)).toEqual(['paymentMethods.card.subType']);
+      const hosted = await pay({
+        transId: `h-${subType.join('-')}`,
+        amount: { value: 100, currency: 'DKK' },
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED', card: { subType } },
+        urls: URLS,
+      });
+      expect(hosted.status).toBe(400);
+      expect(await storedPayments(`h-${subType.join('-')}`)).toEqual([]);
+    }
+    // Paygate's own example list names brands Kassa does not take beside ones it does: fine.
+    const mixed = await session({
+      paymentMethods: { card: { subType: ['VISA', 'MASTERCARD', 'CARTESBANCAIRES', 'AMEX'] } },
+    });
+    expect(mixed.status).toBe(201);
+  });
+
   it.each([
     [
       'a shipping_fee line with amount.grossShippingAmount',

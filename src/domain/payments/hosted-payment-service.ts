@@ -365,9 +365,10 @@ export class HostedPaymentService {
 
 /**
  * Whether the merchant takes `brand` on this hosted payment: Paygate's `paymentMethods.card.subType` (the allowed
- * brands, e.g. ["VISA"]; paygate-v2-wire.md §2) limits the card step; without it every brand Kassa supports.
+ * brands, e.g. ["VISA"]; paygate-v2-wire.md §2) limits the card step, in any case (`"visa"` is VISA); without it, or
+ * empty, every brand Kassa supports.
  */
 export function acceptsBrand(payment: Payment, brand: string): boolean {
   const allowed = payment.informational?.card?.subType;
-  return allowed === undefined || allowed.length === 0 || allowed.includes(brand);
+  return allowed === undefined || allowed.length === 0 || allowed.some((b) => b.toUpperCase() === brand);
 }

@@ -8,6 +8,7 @@ import { detectBrand } from '../../domain/payments/card-checks.js';
 import type { CreateSessionCommand } from '../../domain/payments/hosted-payment-service.js';
 import type { InformationalFields } from '../../domain/payments/payment.js';
 import type { BrowserInfo, CreatePaymentCommand, SdkInfo } from '../../domain/payments/payment-request.js';
+import type { CardBrand } from '../../domain/ports/bin-table.js';
 
 /** A wire amount value (integer, or digits-only string: paygate-v2-wire.md §2) in minor units. */
 export const amountValue = (value: number | string): number => (typeof value === 'number' ? value : Number(value));
@@ -125,6 +126,27 @@ export function securityCodeProblems(body: CreatePaymentRequest): FieldError[] {
   return [{ field: 'paymentMethods.card.securityCode', message: `must have 3 digits for ${brand}` }];
 }
 
+/** The brands Kassa's card step takes (domain/ports/bin-table.ts `CardBrand`). */
+const KASSA_BRANDS: readonly string[] = ['VISA', 'MASTERCARD'] satisfies CardBrand[];
+
+/**
+ * A `paymentMethods.card.subType` that names brands (any case) but none Kassa takes (`["AMEX"]`): the card step would
+ * refuse every card, so the merchant hears it now, naming the field, instead of a cardholder meeting an unpayable
+ * page. An empty list, or one naming VISA or MASTERCARD among others (Paygate's `["VISA","MASTERCARD","AMEX"]`), is
+ * fine.
+ */
+export function subTypeProblems(body: CreatePaymentRequest | CreateSessionRequest): FieldError[] {
+  const subType = body.paymentMethods?.card?.subType;
+  if (subType === undefined || subType.length === 0) return [];
+  if (subType.some((b) => KASSA_BRANDS.includes(b.toUpperCase()))) return [];
+  return [
+    {
+      field: 'paymentMethods.card.subType',
+      message: `names no brand Kassa takes (${KASSA_BRANDS.join(', ')}): no card could pay`,
+    },
+  ];
+}
+
 /** @throws KassaError VALIDATION_FAILED naming each field when `errors` is not empty. */
 function refuseIfAny(errors: FieldError[]): void {
   if (errors.length === 0) return;
@@ -133,11 +155,11 @@ function refuseIfAny(errors: FieldError[]): void {
 
 /**
  * Maps a validated `POST /payments` body onto the domain command.
- * @throws KassaError VALIDATION_FAILED for order lines or a security code the schema cannot judge
- *   (`orderItemProblems`, `securityCodeProblems`).
+ * @throws KassaError VALIDATION_FAILED for order lines, a security code or a subType the schema cannot judge
+ *   (`orderItemProblems`, `securityCodeProblems`, `subTypeProblems`).
  */
 export function toCreatePaymentCommand(merchantId: string, body: CreatePaymentRequest): CreatePaymentCommand {
-  refuseIfAny([...orderItemProblems(body), ...securityCodeProblems(body)]);
+  refuseIfAny([...orderItemProblems(body), ...securityCodeProblems(body), ...subTypeProblems(body)]);
   const card = body.paymentMethods.card;
   const policy = card?.threeDsPolicy;
   const sdk = policy?.sdkInfo;
@@ -179,10 +201,11 @@ export function toCreatePaymentCommand(merchantId: string, body: CreatePaymentRe
 
 /**
  * Maps a validated `POST /payments/sessions` body onto the domain command.
- * @throws KassaError VALIDATION_FAILED for order lines that do not add up (`orderItemProblems`).
+ * @throws KassaError VALIDATION_FAILED for order lines that do not add up (`orderItemProblems`), a subType naming no
+ *   brand Kassa takes (`subTypeProblems`).
  */
 export function toCreateSessionCommand(merchantId: string, body: CreateSessionRequest): CreateSessionCommand {
-  refuseIfAny(orderItemProblems(body));
+  refuseIfAny([...orderItemProblems(body), ...subTypeProblems(body)]);
   return {
     merchantId,
     transId: body.transId,
