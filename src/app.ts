@@ -53,7 +53,7 @@ import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { sessionRoutes } from './http/routes/sessions.route.js';
-import { addSharedSchemas, operationIdOf, paymentEventWebhooks } from './http/routes/shared-schemas.js';
+import { addSharedSchemas, notificationWebhooks, operationIdOf } from './http/routes/shared-schemas.js';
 import { securityHeaders } from './http/security-headers.js';
 import { FileSettlementLedger } from './integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
@@ -575,7 +575,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         },
       },
       security: [{ basic: [] }, { oauth2: [] }],
-      webhooks: paymentEventWebhooks(),
+      webhooks: notificationWebhooks(),
     },
     // Every operation gets a unique operationId from its method and path (both prefixes: `postApiV2Payments`).
     transform: ({ schema, url, route }) => ({

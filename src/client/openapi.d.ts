@@ -454,6 +454,23 @@ export interface paths {
     };
 }
 export interface webhooks {
+    authentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** authentication: the Authentication Notification after the ARes of a DIRECT payment (spec §2) */
+        post: operations["postWebhookAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.authorized": {
         parameters: {
             query?: never;
@@ -3929,6 +3946,111 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    postWebhookAuthentication: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same for every delivery of one event (dedupe by it) */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "authentication";
+                    payId: string;
+                    transId: string;
+                    merchantId: string;
+                    /** Format: date-time */
+                    creationDate: string;
+                    /**
+                     * authenticationResponse
+                     * @description spec §2.1, exactly; published at /schemas/authentication-response.json
+                     */
+                    authenticationResponse: {
+                        /** @description Payment identifier of the service, canonical UUID (RFC 4122). */
+                        threeDSServerTransID: string;
+                        /** @description true: challenge mandated by local/regional rules; false: not mandated. */
+                        acsChallengeMandated: boolean;
+                        /** @description ACS confirms decoupled authentication. Required (true) if transStatus = D. */
+                        acsDecConInd?: boolean;
+                        acsOperatorID: string;
+                        acsReferenceNumber: string;
+                        /** @description App-based only; both members empty when not applicable. */
+                        acsRenderingType: {
+                            /** @enum {string} */
+                            acsInterface: "native" | "html" | "";
+                            /** @enum {string} */
+                            acsUiTemplate: "text" | "singleSelect" | "multiSelect" | "oob" | "other" | "";
+                        };
+                        /** @description App-based only: compact JWS created by the ACS. */
+                        acsSignedContent: string;
+                        acsTransID: string;
+                        /** @description ACS URL for the challenge request; empty for app-based flows (inside acsSignedContent). */
+                        acsURL: string | unknown | unknown;
+                        /** @enum {string} */
+                        authenticationType: "static" | "dynamic" | "oob" | "decoupled" | "";
+                        authenticationValue: string;
+                        broadInfo: string;
+                        cardholderInfo: string;
+                        dsReferenceNumber: string;
+                        dsTransID: string;
+                        eci: string;
+                        messageExtension: string;
+                        /** @constant */
+                        messageType: "ARes";
+                        messageVersion: string;
+                        sdkTransID: string;
+                        /** @enum {string} */
+                        transStatus: "Y" | "N" | "U" | "A" | "C" | "D" | "R" | "I" | "";
+                        /** @enum {string} */
+                        transStatusReason: "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12" | "13" | "14" | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "23" | "24" | "25" | "26" | "80" | "81" | "82" | "83" | "84" | "85" | "86" | "87" | "88" | "";
+                        /** @enum {string} */
+                        whiteListStatus: "Y" | "N" | "E" | "P" | "R" | "U" | "";
+                        /** @enum {string} */
+                        whiteListStatusSource: "01" | "02" | "03" | "";
+                        /** @description Empty object, or all five members when transStatus = C (spec §2.3). */
+                        challengeRequest: {
+                            threeDSServerTransID?: string;
+                            acsTransID?: string;
+                            /** @enum {string} */
+                            challengeWindowSize?: "01" | "02" | "03" | "04" | "05";
+                            messageVersion?: string;
+                            /** @constant */
+                            messageType?: "CReq";
+                        } | unknown | unknown;
+                        /** @description Standard Base64 of the JSON of challengeRequest; empty unless transStatus = C. */
+                        base64EncodedChallengeRequest: string;
+                        /** @enum {string} */
+                        threeDSCompInd: "Y" | "N" | "U" | "";
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged: retried on the schedule of docs/notifications.md */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

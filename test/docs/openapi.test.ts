@@ -34,8 +34,9 @@ describe('openapi.json shapes (issue 11: typed routes)', () => {
     );
   });
 
-  it('describes the notifications as OpenAPI webhooks with the payment event body', () => {
+  it('describes the notifications as OpenAPI webhooks: the Authentication Notification and the payment events', () => {
     expect(Object.keys(doc.webhooks)).toEqual([
+      'authentication',
       'payment.authorized',
       'payment.failed',
       'payment.captured',
@@ -43,5 +44,7 @@ describe('openapi.json shapes (issue 11: typed routes)', () => {
       'payment.reversed',
     ]);
     expect(JSON.stringify(doc.webhooks['payment.captured'])).toContain('#/components/schemas/PaymentEvent');
+    const authentication = doc.webhooks.authentication.post.requestBody.content['application/json'].schema;
+    expect(authentication.properties.authenticationResponse.required).toContain('threeDSServerTransID');
   });
 });

@@ -1,3 +1,4 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { type Static, type TSchema, Type } from 'typebox';
 import { CreatePaymentRequest, CreateSessionRequest } from '../../contracts/create-request.js';
 import { PAYMENT_EVENT_TYPES, PaymentEvent } from '../../contracts/events.js';
@@ -5,6 +6,7 @@ import { CaptureRequest, FollowUpResponse, RefundRequest, ReversalRequest } from
 import { PaymentDetails } from '../../contracts/payment-details.js';
 import { Problem } from '../../contracts/problem.js';
 import { SessionResponse } from '../../contracts/session.js';
+import { authenticationResponseSchema } from '../../domain/threeds/authentication-response.schema.js';
 
 /**
  * The contract schemas the routes share, registered once with `app.addSchema` under their names: routes refer to
@@ -46,10 +48,17 @@ export function operationIdOf(method: string, url: string): string {
 }
 
 /**
- * The notifications Kassa POSTs to the merchant as OpenAPI 3.1 `webhooks` (docs/notifications.md): one per
- * `payment.*` event type, body PaymentEvent, signed with Standard Webhooks headers; any 2xx acknowledges.
+ * The notifications Kassa POSTs to the merchant as OpenAPI 3.1 `webhooks` (docs/notifications.md): one per `payment.*`
+ * event type, body PaymentEvent, and the Authentication Notification (`authentication`, spec §2: its
+ * `authenticationResponse` is the published JSON Schema of spec §2.1); each signed with Standard Webhooks headers; any
+ * 2xx acknowledges.
  */
-export function paymentEventWebhooks() {
+/** OpenAPI 3.1 `webhooks`, as @fastify/swagger takes them. */
+type OpenApiWebhooks = NonNullable<
+  Extract<NonNullable<FastifyDynamicSwaggerOptions['openapi']>, { webhooks?: unknown }>['webhooks']
+>;
+
+export function notificationWebhooks(): OpenApiWebhooks {
   const signature = (name: string, description: string) => ({
     name,
     in: 'header' as const,
@@ -57,28 +66,54 @@ export function paymentEventWebhooks() {
     description,
     schema: { type: 'string' as const },
   });
-  return Object.fromEntries(
-    PAYMENT_EVENT_TYPES.map((type) => [
-      type,
+  const webhook = (type: string, summary: string, schema: unknown) => ({
+    post: {
+      operationId: operationIdOf('post', `webhook ${type}`),
+      summary,
+      parameters: [
+        signature('webhook-id', 'msg_…: the same for every delivery of one event (dedupe by it)'),
+        signature('webhook-timestamp', 'Unix seconds'),
+        signature('webhook-signature', 'v1,<base64 HMAC-SHA256> under the merchant webhook secret'),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: {
+        '200': { description: 'Any 2xx within 10 s acknowledges the event' },
+        '4XX': { description: 'Not acknowledged: retried on the schedule of docs/notifications.md' },
+      },
+    },
+  });
+  const {
+    $id: _id,
+    $schema: _schema,
+    ...authenticationResponse
+  } = authenticationResponseSchema as Record<string, unknown>;
+  // The embedded JSON Schema is typed as a plain object: openapi-types' SchemaObject does not model `if`/`then`.
+  return {
+    authentication: webhook(
+      'authentication',
+      'authentication: the Authentication Notification after the ARes of a DIRECT payment (spec §2)',
       {
-        post: {
-          operationId: operationIdOf('post', `webhook ${type}`),
-          summary: `${type}: the payment details after the event`,
-          parameters: [
-            signature('webhook-id', 'msg_…: the same for every delivery of one event (dedupe by it)'),
-            signature('webhook-timestamp', 'Unix seconds'),
-            signature('webhook-signature', 'v1,<base64 HMAC-SHA256> under the merchant webhook secret'),
-          ],
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentEvent' } } },
-          },
-          responses: {
-            '200': { description: 'Any 2xx within 10 s acknowledges the event' },
-            '4XX': { description: 'Not acknowledged: retried on the schedule of docs/notifications.md' },
+        type: 'object',
+        required: ['type', 'payId', 'transId', 'merchantId', 'creationDate', 'authenticationResponse'],
+        additionalProperties: false,
+        properties: {
+          type: { type: 'string', enum: ['authentication'] },
+          payId: { type: 'string' },
+          transId: { type: 'string' },
+          merchantId: { type: 'string' },
+          creationDate: { type: 'string', format: 'date-time' },
+          authenticationResponse: {
+            ...authenticationResponse,
+            description: 'spec §2.1, exactly; published at /schemas/authentication-response.json',
           },
         },
       },
-    ]),
-  );
+    ),
+    ...Object.fromEntries(
+      PAYMENT_EVENT_TYPES.map((type) => [
+        type,
+        webhook(type, `${type}: the payment details after the event`, { $ref: '#/components/schemas/PaymentEvent' }),
+      ]),
+    ),
+  } as OpenApiWebhooks;
 }

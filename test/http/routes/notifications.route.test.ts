@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authenticationResponseSchema } from '../../../src/domain/threeds/authentication-response.schema.js';
@@ -7,6 +10,14 @@ import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 import { startReceiver, type TestReceiver } from '../../notifications/webhook-receiver.js';
 
 type Creds = { merchantId: string; apiKey: string; webhookSecret: string };
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+/** The body schema of an OpenAPI `webhooks` entry of the committed openapi.json. */
+function webhookBodySchema(type: string): Record<string, unknown> {
+  const doc = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8'));
+  const schema = doc.webhooks[type].post.requestBody.content['application/json'].schema;
+  return { ...schema, components: doc.components } as Record<string, unknown>;
+}
 
 describe.each(DIALECTS)('notifications API and delivery (%s)', (dialect) => {
   let t: TestKassa;
@@ -73,6 +84,13 @@ describe.each(DIALECTS)('notifications API and delivery (%s)', (dialect) => {
       expect(body).toEqual(n.payload);
     }
     const [authentication, authorized] = notes;
+    // Each body is what openapi.json's webhooks describe for its type.
+    const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+    for (const n of notes) {
+      const schema = webhookBodySchema(n.type);
+      const valid = ajv.validate(schema, n.payload);
+      expect(valid, `${n.type}: ${ajv.errorsText()}`).toBe(true);
+    }
     expect(authentication.payload).toMatchObject({
       type: 'authentication',
       payId,
