@@ -132,7 +132,8 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
       messageVersion: version,
       transStatus: want.ares,
       transStatusReason: want.reason ?? '',
-      threeDSCompInd: bin === '40000001' ? 'U' : 'N',
+      // The 3DS Method is a browser step: in an app it does not apply (spec §2.1 rule 3: an empty string).
+      threeDSCompInd: channel === 'APP' ? '' : bin === '40000001' ? 'U' : 'N',
     });
     // spec §9.2: 2.2.0-only fields never appear in 2.1.0.
     if (version === '2.1.0') {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -59,9 +59,12 @@ export default async function setup(project: TestProject): Promise<() => void> {
   console.log(`storage dialects under test: ${dialects.join(', ')}`);
 
   const runDir = mkdtempSync(join(tmpdir(), 'kassa-test-run-'));
+  // Traversable, not listable: a test's own PostgreSQL cluster runs as the postgres user in a directory of its own
+  // under it (test/scale/own-postgres.ts); every directory made inside is mkdtemp's 0700.
+  chmodSync(runDir, 0o711);
   process.env.TMPDIR = runDir; // os.tmpdir() of the workers, of the processes they start, and of this one
   const dir = join(runDir, 'tls');
-  mkdirSync(dir);
+  mkdirSync(dir, { mode: 0o700 });
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     notAfterDate: new Date(Date.now() + 2 * 86_400_000),
