@@ -1753,16 +1753,16 @@ export interface components {
                 fraud?: string;
             };
             browserInfo?: {
-                acceptHeaders: string;
+                acceptHeaders?: string;
                 ipAddress?: string | unknown | unknown;
                 javaEnabled?: boolean;
-                javaScriptEnabled: boolean;
-                language: string;
+                javaScriptEnabled?: boolean;
+                language?: string;
                 colorDepth?: number;
                 screenHeight?: number;
                 screenWidth?: number;
                 timeZoneOffset?: string;
-                userAgent: string;
+                userAgent?: string;
             };
             credentialOnFile?: {
                 /** @enum {unknown} */
@@ -2181,16 +2181,16 @@ export interface components {
                     fraud?: string;
                 };
                 browserInfo?: {
-                    acceptHeaders: string;
+                    acceptHeaders?: string;
                     ipAddress?: string | unknown | unknown;
                     javaEnabled?: boolean;
-                    javaScriptEnabled: boolean;
-                    language: string;
+                    javaScriptEnabled?: boolean;
+                    language?: string;
                     colorDepth?: number;
                     screenHeight?: number;
                     screenWidth?: number;
                     timeZoneOffset?: string;
-                    userAgent: string;
+                    userAgent?: string;
                 };
                 credentialOnFile?: {
                     /** @enum {unknown} */
@@ -2707,16 +2707,16 @@ export interface components {
                 fraud?: string;
             };
             browserInfo?: {
-                acceptHeaders: string;
+                acceptHeaders?: string;
                 ipAddress?: string | unknown | unknown;
                 javaEnabled?: boolean;
-                javaScriptEnabled: boolean;
-                language: string;
+                javaScriptEnabled?: boolean;
+                language?: string;
                 colorDepth?: number;
                 screenHeight?: number;
                 screenWidth?: number;
                 timeZoneOffset?: string;
-                userAgent: string;
+                userAgent?: string;
             };
             credentialOnFile?: {
                 /** @enum {unknown} */

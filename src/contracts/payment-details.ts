@@ -149,8 +149,11 @@ export const DetailsOperation = Type.Object({
   creationDate: DateTime,
 });
 
-/** `browserInfo` as stored: `timeZoneOffset` always a string of minutes (the Go client decodes a `*string`). */
-export const DetailsBrowserInfo = Type.Object({ ...BrowserInfo.properties, timeZoneOffset: Str() });
+/**
+ * `browserInfo` as stored: `timeZoneOffset` always a string of minutes (the Go client decodes a `*string`). Every
+ * member optional: a session's browserInfo may hold any of them (SessionBrowserInfo), and its payments echo it.
+ */
+export const DetailsBrowserInfo = Type.Partial(Type.Object({ ...BrowserInfo.properties, timeZoneOffset: Str() }));
 
 /** The payment details (wire §4). */
 export const PaymentDetails = Type.Object({

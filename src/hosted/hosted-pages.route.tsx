@@ -37,15 +37,19 @@ function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
 }
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
-/** A CSP-safe http(s) origin: scheme, host name (or bracketed IPv6) and port only (a parsed host may hold `;`). */
-const CSP_SAFE_ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+/**
+ * A CSP-safe http(s) origin: scheme, host name (letters, digits, `.`, `-`, `_`; or a bracketed IPv6 address) and port
+ * only. A URL the API took (`format: uri`) may parse to a host holding `;` or a space, which would end the directive
+ * and start another in the header.
+ */
+const CSP_SAFE_ORIGIN = /^https?:\/\/(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /**
  * The origins of the merchant's `urls.return` and `urls.cancel`: where a page's cancel and confirm forms end, through
  * Kassa's 303 (paygate-v2-wire.md §6). Chromium applies the CSP's `form-action` to a form's redirects too; without
  * them the browser stops at Kassa (net::ERR_ABORTED) instead of going back to the shop.
  */
-function returnFormActions(urls: { return?: string; cancel?: string } | undefined): string[] {
+export function returnFormActions(urls: { return?: string; cancel?: string } | undefined): string[] {
   const origins = [urls?.return, urls?.cancel].flatMap((url) => {
     try {
       const origin = url === undefined ? undefined : new URL(url).origin;

@@ -101,7 +101,8 @@ export function parsedMemberCount(value: unknown): number {
 export function depthLimitedJsonParser(
   parse: (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => void,
 ) {
-  return (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+  // Registered with `parseAs: 'buffer'` (src/app.ts): the bytes, so that they can be checked before they are decoded.
+  return (request: FastifyRequest, body: Buffer, done: (error: Error | null, value?: unknown) => void) => {
     const charset = nonUtf8Charset(request.headers['content-type']);
     if (charset !== undefined) {
       done(
@@ -111,13 +112,13 @@ export function depthLimitedJsonParser(
       );
       return;
     }
-    // Parsed from the bytes (`parseAs: 'buffer'`): decoded as a string first, each byte that is not UTF-8 would be
-    // U+FFFD already, which the text cannot tell from a U+FFFD the client sent.
-    if (typeof body !== 'string' && !isUtf8(body)) {
+    // Decoded as a string first, each byte that is not UTF-8 would be U+FFFD already, which the text cannot tell from a
+    // U+FFFD the client sent.
+    if (!isUtf8(body)) {
       done(new KassaError('INVALID_JSON', 'the body is not valid UTF-8 (RFC 8259 §8.1)'));
       return;
     }
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+    const text = body.toString('utf8');
     const scanned = scanJson(text, MAX_JSON_DEPTH);
     if (scanned.depth > MAX_JSON_DEPTH) {
       const error = Object.assign(new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), {

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, SqliteAdapter } from 'kysely';
 import type { CaptureMethod } from '../domain/payments/payment.js';
 import type { CheckoutSessionRepository } from '../domain/ports/store.js';
 import type { CheckoutSession } from '../domain/sessions/checkout-session.js';
@@ -64,6 +64,19 @@ export class KyselyCheckoutSessionRepository implements CheckoutSessionRepositor
   async find(sessionId: string): Promise<CheckoutSession | undefined> {
     const query = shaped(this.db, 'checkout_session.find', [sessionId], () =>
       this.db.selectFrom('checkout_session').selectAll().where('session_id', '=', sessionId),
+    );
+    const row = (await this.db.executeQuery(query)).rows[0] as Selectable<CheckoutSessionTable> | undefined;
+    return row && sessionRowToSession(row);
+  }
+
+  async findForUpdate(sessionId: string): Promise<CheckoutSession | undefined> {
+    const query = shaped(this.db, 'checkout_session.findForUpdate', [sessionId], () =>
+      this.db
+        .selectFrom('checkout_session')
+        .selectAll()
+        .where('session_id', '=', sessionId)
+        // SQLite has no row locks and needs none: its transactions run one at a time.
+        .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate()),
     );
     const row = (await this.db.executeQuery(query)).rows[0] as Selectable<CheckoutSessionTable> | undefined;
     return row && sessionRowToSession(row);

@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkInfo } from '../domain/threeds/three-ds-fixtures.js';
 import { BROWSER_INFO, directPayment, testPan } from '../helpers/cards.js';
@@ -8,6 +10,7 @@ import { payInHostedSession } from '../helpers/hosted-client.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 const URLS = { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel' };
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /**
  * Shapes real Paygate v2 clients send or read that a black-box review found refused or missing (paygate-v2-wire.md §2:
@@ -87,7 +90,13 @@ describe.each(DIALECTS)('compat: wire shapes at the edges (%s)', (dialect) => {
   });
 
   it("a session's browserInfo needs no member (informational there); a DIRECT payment's still needs what the AReq needs", async () => {
-    expect((await session({ browserInfo: { javaScriptEnabled: false } })).status).toBe(201);
+    // Its payment echoes it, and the details still match the published schema.
+    const payId = await paidSession({ browserInfo: { javaScriptEnabled: false } });
+    const read = await t.call('GET', `/api/v2/payments/getByPayId/${payId}`, { auth: m });
+    expect(read.body.browserInfo).toEqual({ javaScriptEnabled: false });
+    const schema = await t.call('GET', '/schemas/payment-details.json');
+    const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+    expect(ajv.validate(schema.body, read.body), ajv.errorsText()).toBe(true);
     const direct = await pay(
       directPayment(testPan('40000000', '1000'), { browserInfo: { javaScriptEnabled: false, language: 'da' } }),
     );

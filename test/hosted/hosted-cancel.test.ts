@@ -6,6 +6,7 @@
  */
 import { renderToString } from 'preact-render-to-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { returnFormActions } from '../../src/hosted/hosted-pages.route.js';
 import { LANGUAGES, MESSAGES } from '../../src/hosted/i18n.js';
 import { CardStepPage } from '../../src/hosted/pages/card-step-page.js';
 import { CheckoutPage } from '../../src/hosted/pages/checkout-page.js';
@@ -73,6 +74,25 @@ describe('the cancel control is on every waiting step, labelled in every languag
       expect(cancel?.[1]).toContain('<input type="hidden" name="csrf" value="c"/>');
       expect(cancel?.[1]).toContain(`<button type="submit" class="secondary">${label}</button>`);
     }
+  });
+});
+
+// The origins a hosted page's CSP lets its forms end at (form-action): the merchant's return and cancel URLs, reduced
+// to scheme, host and port, and only when nothing in them could end the directive and start another.
+describe('returnFormActions: CSP form-action origins of the merchant URLs', () => {
+  it.each([
+    [{ return: 'https://shop.example/ok?x=1', cancel: 'https://shop.example/ko' }, ['https://shop.example']],
+    [
+      { return: 'https://shop_1.example/ok', cancel: 'http://127.0.0.1:8080/ko' },
+      ['https://shop_1.example', 'http://127.0.0.1:8080'],
+    ],
+    [{ return: 'https://[2001:db8::1]:8443/ok' }, ['https://[2001:db8::1]:8443']],
+    [{ return: 'https://a;b.example/ok', cancel: "https://x.example;script-src 'unsafe-inline'/" }, []],
+    [{ return: 'javascript:alert(1)', cancel: 'data:text/html,x' }, []],
+    [{ return: 'not a url' }, []],
+    [undefined, []],
+  ])('%j → %j', (urls, origins) => {
+    expect(returnFormActions(urls)).toEqual(origins);
   });
 });
 

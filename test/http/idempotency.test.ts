@@ -55,6 +55,8 @@ describe.each(DIALECTS)('Idempotency-Key on POST /api/v1/payments (%s)', (dialec
     expect(good.status).toBe(201);
   });
 
+  // Money: a retry through another spelling of the URL must not authorize the card again (a black-box review found
+  // four payIds for one key).
   it('a retry through another spelling of the same route replays: /api/v2, a trailing slash, a query string', async () => {
     const body = directPayment(testPan('40000000', '1000'));
     const headers = { 'idempotency-key': 'key-spellings' };
@@ -74,6 +76,7 @@ describe.each(DIALECTS)('Idempotency-Key on POST /api/v1/payments (%s)', (dialec
     expect(stored).toHaveLength(1);
   });
 
+  // Money: a refund retried through another spelling is booked once; the same key on another payment is its own.
   it("a follow-up's key is scoped to its payment, whichever prefix or percent-encoding names it", async () => {
     const a = await pay(directPayment(testPan('40000000', '1000')), 'key-follow-up-a');
     const b = await pay(directPayment(testPan('40000000', '1000')), 'key-follow-up-b');

@@ -15,6 +15,12 @@ describe('maskCardNumbers: card numbers in logged URLs', () => {
     ['/x/4000000000010076-4000000000010068', '/x/400000******0076-400000******0068'],
     ['/x/4000000000006', '/x/400000***0006'], // 13 digits, Luhn-valid
     ['/x/4000000000000000006', '/x/400000*********0006'], // 19 digits, Luhn-valid
+    // Typed with separators, percent-encoded: logged decoded, masked.
+    ['/api/v1/payments/getByTransId/4000%200000%200001%200076', '/api/v1/payments/getByTransId/4000 00** **** 0076'],
+    ['/x/4000-0000-0001-0076', '/x/4000-00**-****-0076'],
+    ['/x/4000 0000 0001 0076/y', '/x/4000 00** **** 0076/y'],
+    ['/x/%34%30%30%30000000010076', '/x/400000******0076'],
+    ['/x/%zz/4000000000010076', '/x/%zz/400000******0076'], // a malformed escape: scanned as sent
   ])('%s is logged as %s', (url, logged) => {
     expect(maskCardNumbers(url)).toBe(logged);
   });
@@ -25,6 +31,9 @@ describe('maskCardNumbers: card numbers in logged URLs', () => {
     ['20 Luhn-valid digits (a card number with 4 zeros before it)', `/x/0000${PAN}`],
     ['a pseudo card number (fails the Luhn check by design)', `/x/${pseudoCardNumber(new Uint8Array(32), 'm', PAN)}`],
     ['a hex payId', '/api/v1/payments/0123456789abcdef0123456789abcdef'],
+    ['a date and a time', '/x?from=2026-11-27%2010:00'],
+    ['Luhn-failing groups', '/x/4000-0000-0001-0077'],
+    ['groups joined by two separators', '/x/4000--0000-0001-0076'],
   ])('%s is kept as is', (_name, url) => {
     expect(maskCardNumbers(url)).toBe(url);
   });

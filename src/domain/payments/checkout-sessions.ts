@@ -121,14 +121,15 @@ async function withPaidStatus(session: CheckoutSession, store: Store): Promise<C
 
 /**
  * A session and its merchant for the checkout page (the caller has checked the signed link); reads through `store`
- * (pass the transaction's). @throws KassaError SESSION_NOT_FOUND.
+ * (pass the transaction's), `lock` holding the session's row until it ends. @throws KassaError SESSION_NOT_FOUND.
  */
 export async function sessionForPage(
   deps: SessionDeps,
   sessionId: string,
   store: Store = deps.store,
+  { lock = false } = {},
 ): Promise<{ session: CheckoutSession; merchant: Merchant; status: SessionStatus }> {
-  const found = await store.checkoutSessions.find(sessionId);
+  const found = await (lock ? store.checkoutSessions.findForUpdate(sessionId) : store.checkoutSessions.find(sessionId));
   const session = found && (await withPaidStatus(found, store));
   const merchant = session && (await store.merchants.find(session.merchantId));
   if (!session || !merchant) throw new KassaError('SESSION_NOT_FOUND');
@@ -183,7 +184,9 @@ async function currentTry(deps: FinishPaymentDeps, sessionId: string, policy: Tr
   const ended: Payment[] = [];
   const started = await deps.store.transaction(async (tx) => {
     // Every read goes through `tx`: SQLite has one connection, held by this transaction.
-    const { session, merchant, status } = await sessionForPage(deps, sessionId, tx);
+    // Under the session's row lock: two requests (a double-clicked cancel, a cancel racing a start) take turns, so a
+    // try is started and counted once (on PostgreSQL a FAILED try frees the transId's unique index for a second one).
+    const { session, merchant, status } = await sessionForPage(deps, sessionId, tx, { lock: true });
     if (status === 'EXPIRED') throw new KassaError('SESSION_EXPIRED');
     if (status === 'COMPLETED') throw new KassaError('SESSION_COMPLETED');
     // Stored, not thrown: a throw would roll the FAILED status back with the transaction.

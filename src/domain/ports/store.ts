@@ -201,6 +201,11 @@ export interface NotificationRepository {
 export interface CheckoutSessionRepository {
   insert(session: CheckoutSession): Promise<void>;
   find(sessionId: string): Promise<CheckoutSession | undefined>;
+  /**
+   * `find` holding the session's row lock until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's transactions
+   * run one at a time): two requests starting or cancelling one session's try take turns.
+   */
+  findForUpdate(sessionId: string): Promise<CheckoutSession | undefined>;
   update(session: Pick<CheckoutSession, 'sessionId' | 'status' | 'payId' | 'cardTries'>): Promise<void>;
 }
 

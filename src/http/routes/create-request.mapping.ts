@@ -64,8 +64,11 @@ export function informationalOf(body: CreatePaymentRequest | CreateSessionReques
   return Object.fromEntries(Object.entries(info).filter(([, v]) => v !== undefined)) as InformationalFields;
 }
 
-/** Money members of an order item (minor units); none may be negative but on a discount line. */
+/** Money members of an order item (minor units); none may be negative but the prices of a line that lowers the total. */
 const ITEM_AMOUNTS = ['netPrice', 'grossPrice', 'discountAmount', 'taxAmount'] as const;
+
+/** Klarna's line types (Paygate passes them on) whose prices are negative: they lower the total. */
+const NEGATIVE_LINE_TYPES = new Set(['discount', 'gift_card', 'store_credit']);
 
 /** A line's Paygate `type` (Klarna's line types: `physical`, `shipping_fee`, `discount`, `sales_tax`, …), lower case. */
 const lineType = (item: { type?: string }): string | undefined => item.type?.toLowerCase();
@@ -74,7 +77,7 @@ const lineType = (item: { type?: string }): string | undefined => item.type?.toL
  * What is wrong with the order lines of a create request (wire §2 `order.items[]`), as field errors naming
  * `order.items.<i>.<member>`:
  * - a money member (`netPrice`, `grossPrice`, `discountAmount`, `taxAmount`) that is negative, except the prices of a
- *   `discount` line, which lower the total as Klarna-style clients send them;
+ *   `discount`, `gift_card` or `store_credit` line, which lower the total as Klarna-style clients send them;
  * - when every line gives `grossPrice` (the unit price customers pay, as the checkout page shows it): lines that do not
  *   add up to `amount.value`, reckoned Σ (grossPrice × quantity − discountAmount) + amount.grossShippingAmount −
  *   amount.grossDiscount (quantity 1 when absent, the others 0). A `shipping_fee` line is the shipping, so
@@ -86,10 +89,10 @@ export function orderItemProblems(body: CreatePaymentRequest | CreateSessionRequ
   if (!items || items.length === 0) return [];
   const errors: FieldError[] = [];
   items.forEach((item, i) => {
-    const discountLine = lineType(item) === 'discount';
+    const lowersTotal = NEGATIVE_LINE_TYPES.has(lineType(item) ?? '');
     for (const member of ITEM_AMOUNTS) {
       const v = item[member];
-      const mayBeNegative = discountLine && (member === 'grossPrice' || member === 'netPrice');
+      const mayBeNegative = lowersTotal && (member === 'grossPrice' || member === 'netPrice');
       if (v !== undefined && (!Number.isFinite(v) || (v < 0 && !mayBeNegative))) {
         errors.push({ field: `order.items.${i}.${member}`, message: 'must be a finite amount ≥ 0 in minor units' });
       }
@@ -126,16 +129,20 @@ export function securityCodeProblems(body: CreatePaymentRequest): FieldError[] {
   return [{ field: 'paymentMethods.card.securityCode', message: `must have 3 digits for ${brand}` }];
 }
 
-/** The brands Kassa's card step takes (domain/ports/bin-table.ts `CardBrand`). */
-const KASSA_BRANDS: readonly string[] = ['VISA', 'MASTERCARD'] satisfies CardBrand[];
+/** The brands Kassa's card step takes: every `CardBrand` (domain/ports/bin-table.ts), the record keeps them complete. */
+const KASSA_BRANDS: readonly string[] = Object.keys({ VISA: true, MASTERCARD: true } satisfies Record<CardBrand, true>);
 
 /**
- * A `paymentMethods.card.subType` that names brands (any case) but none Kassa takes (`["AMEX"]`): the card step would
- * refuse every card, so the merchant hears it now, naming the field, instead of a cardholder meeting an unpayable
- * page. An empty list, or one naming VISA or MASTERCARD among others (Paygate's `["VISA","MASTERCARD","AMEX"]`), is
- * fine.
+ * A HOSTED payment's or session's `paymentMethods.card.subType` that names brands (any case) but none Kassa takes
+ * (`["AMEX"]`): the card step would refuse every card, so the merchant hears it now, naming the field, instead of a
+ * cardholder meeting an unpayable page. An empty list, or one naming VISA or MASTERCARD among others (Paygate's
+ * `["VISA","MASTERCARD","AMEX"]`), is fine.
  */
 export function subTypeProblems(body: CreatePaymentRequest | CreateSessionRequest): FieldError[] {
+  // A DIRECT payment's card is already typed: subType limits only what a hosted card step takes (wire §2).
+  if (body.paymentMethods !== undefined && 'integrationType' in body.paymentMethods) {
+    if (body.paymentMethods.integrationType === 'DIRECT') return [];
+  }
   const subType = body.paymentMethods?.card?.subType;
   if (subType === undefined || subType.length === 0) return [];
   if (subType.some((b) => KASSA_BRANDS.includes(b.toUpperCase()))) return [];

@@ -47,17 +47,17 @@ export function operationIdOf(method: string, url: string): string {
   return [method.toLowerCase(), ...words.map((w) => w[0]?.toUpperCase() + w.slice(1))].join('');
 }
 
+/** OpenAPI 3.1 `webhooks`, as @fastify/swagger takes them. */
+type OpenApiWebhooks = NonNullable<
+  Extract<NonNullable<FastifyDynamicSwaggerOptions['openapi']>, { webhooks?: unknown }>['webhooks']
+>;
+
 /**
  * The notifications Kassa POSTs to the merchant as OpenAPI 3.1 `webhooks` (docs/notifications.md): one per `payment.*`
  * event type, body PaymentEvent, and the Authentication Notification (`authentication`, spec §2: its
  * `authenticationResponse` is the published JSON Schema of spec §2.1); each signed with Standard Webhooks headers; any
  * 2xx acknowledges.
  */
-/** OpenAPI 3.1 `webhooks`, as @fastify/swagger takes them. */
-type OpenApiWebhooks = NonNullable<
-  Extract<NonNullable<FastifyDynamicSwaggerOptions['openapi']>, { webhooks?: unknown }>['webhooks']
->;
-
 export function notificationWebhooks(): OpenApiWebhooks {
   const signature = (name: string, description: string) => ({
     name,

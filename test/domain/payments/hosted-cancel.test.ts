@@ -92,4 +92,29 @@ describe.each(DIALECTS)('hosted cancel (%s)', (dialect) => {
       status: 'FAILED',
     });
   });
+
+  // Money and card testing: a double click arrives as two requests at once; the session's try is started, cancelled
+  // and counted once (on PostgreSQL, a FAILED try frees the transId for a second one unless the session is locked).
+  it('two checkout-page cancels at once, before any try, make one cancelled payment and count one try', async () => {
+    const transId = newTransId();
+    const session = await createSession(transId);
+    const [a, b] = await Promise.all([
+      services.hosted.cancelSessionCheckout(session.sessionId),
+      services.hosted.cancelSessionCheckout(session.sessionId),
+    ]);
+    expect(b.payId).toBe(a.payId);
+    const payments = await database.db.kysely
+      .selectFrom('payment')
+      .select(['pay_id', 'status'])
+      .where('trans_id', '=', transId)
+      .execute();
+    expect(payments).toEqual([{ pay_id: a.payId, status: 'FAILED' }]);
+    expect(await failedEvents(a.payId)).toHaveLength(1);
+    const stored = await database.db.kysely
+      .selectFrom('checkout_session')
+      .select('card_tries')
+      .where('session_id', '=', session.sessionId)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.card_tries)).toBe(1);
+  });
 });
