@@ -4,6 +4,7 @@ import {
   HOSTED_LINK_TTL_SECONDS,
   type HostedPaymentService,
   hostedPaymentExpiresAt,
+  isWaitingForCard,
 } from '../domain/payments/hosted-payment-service.js';
 import type { Payment } from '../domain/payments/payment.js';
 import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js';
@@ -191,7 +192,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (link === 'EXPIRED' || clock.now().getTime() >= hostedPaymentExpiresAt(found.payment).getTime()) {
       // Only a payment still on the card or review step expires with its link; one in 3-D Secure or final is not
       // touched (a declined session try still reaches its "try another card" page).
-      const waiting = found.payment.status === 'PENDING' && found.payment.responseCode === '60040001';
+      const waiting = isWaitingForCard(found.payment);
       const payment = waiting ? await hosted.expireIfDue(found.payment) : found.payment;
       if (link === 'EXPIRED' || (waiting && payment.status !== 'PENDING')) {
         await message(reply, languageOf(request, payment.language), 'sessionExpired', 410);

@@ -1,10 +1,10 @@
-import { type Kysely, type Selectable, SqliteAdapter } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { CaptureMethod } from '../domain/payments/payment.js';
 import type { CheckoutSessionRepository } from '../domain/ports/store.js';
 import type { CheckoutSession } from '../domain/sessions/checkout-session.js';
 import type { CheckoutSessionTable, Database } from './database.js';
 import { shaped } from './query-shapes.js';
-import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
+import { fromDbTime, fromJson, optional, rowLock, toDbTime, toJson } from './rows.js';
 
 function sessionRowToSession(row: Selectable<CheckoutSessionTable>): CheckoutSession {
   return {
@@ -61,22 +61,23 @@ export class KyselyCheckoutSessionRepository implements CheckoutSessionRepositor
     await this.db.executeQuery(query);
   }
 
-  async find(sessionId: string): Promise<CheckoutSession | undefined> {
-    const query = shaped(this.db, 'checkout_session.find', [sessionId], () =>
-      this.db.selectFrom('checkout_session').selectAll().where('session_id', '=', sessionId),
-    );
-    const row = (await this.db.executeQuery(query)).rows[0] as Selectable<CheckoutSessionTable> | undefined;
-    return row && sessionRowToSession(row);
+  find(sessionId: string): Promise<CheckoutSession | undefined> {
+    return this.select(sessionId, false);
   }
 
-  async findForUpdate(sessionId: string): Promise<CheckoutSession | undefined> {
-    const query = shaped(this.db, 'checkout_session.findForUpdate', [sessionId], () =>
+  findForUpdate(sessionId: string): Promise<CheckoutSession | undefined> {
+    return this.select(sessionId, true);
+  }
+
+  /** One session by id, `lock`ed until the transaction ends (rowLock); one query shape each. */
+  private async select(sessionId: string, lock: boolean): Promise<CheckoutSession | undefined> {
+    const name = lock ? 'checkout_session.findForUpdate' : 'checkout_session.find';
+    const query = shaped(this.db, name, [sessionId], () =>
       this.db
         .selectFrom('checkout_session')
         .selectAll()
         .where('session_id', '=', sessionId)
-        // SQLite has no row locks and needs none: its transactions run one at a time.
-        .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate()),
+        .$if(lock, (qb) => qb.$call(rowLock(this.db))),
     );
     const row = (await this.db.executeQuery(query)).rows[0] as Selectable<CheckoutSessionTable> | undefined;
     return row && sessionRowToSession(row);

@@ -31,7 +31,7 @@ import { inFlightBatches } from './in-flight-batches.js';
 import { paymentCreatedAt } from './payment-created-at.js';
 import { definedEntries, shaped } from './query-shapes.js';
 import type { ReadAlongside } from './read-alongside.js';
-import { fromDbTime, fromJson, optional, toDbTime, toJson } from './rows.js';
+import { fromDbTime, fromJson, optional, rowLock, toDbTime, toJson } from './rows.js';
 
 function operationRowToOperation(row: Selectable<PaymentOperationTable>): PaymentOperation {
   return {
@@ -500,9 +500,7 @@ export class KyselyPaymentRepository implements PaymentRepository {
         .selectAll()
         .where('merchant_id', '=', merchantId)
         .where('pay_id', '=', payId)
-        // SQLite has no row locks and needs none: Kysely's SqliteDialect holds its one connection for a whole
-        // transaction, so transactions run one at a time.
-        .$if(!(this.db.getExecutor().adapter instanceof SqliteAdapter), (qb) => qb.forUpdate()),
+        .$call(rowLock(this.db)),
     );
     const row = (await this.db.executeQuery(query)).rows[0] as Selectable<PaymentTable> | undefined;
     // Not selectWithOperations: a statement that waited for the row lock still reads the operations of the snapshot

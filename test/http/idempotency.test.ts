@@ -15,6 +15,9 @@ describe.each(DIALECTS)('Idempotency-Key on POST /api/v1/payments (%s)', (dialec
 
   const pay = (body: unknown, key: string, auth = m) =>
     t.call('POST', '/api/v1/payments', { auth, json: body, headers: { 'idempotency-key': key } });
+  /** The payments stored under a transId. */
+  const storedPayments = (transId: unknown) =>
+    t.database.db.kysely.selectFrom('payment').select('pay_id').where('trans_id', '=', String(transId)).execute();
 
   it('the same key and body replays the stored answer with idempotent-replayed: true', async () => {
     const body = directPayment(testPan('40000000', '1000'));
@@ -68,11 +71,7 @@ describe.each(DIALECTS)('Idempotency-Key on POST /api/v1/payments (%s)', (dialec
       expect(again.headers.get('idempotent-replayed'), path).toBe('true');
       expect(again.body.payId, path).toBe(first.body.payId);
     }
-    const stored = await t.database.db.kysely
-      .selectFrom('payment')
-      .select('pay_id')
-      .where('trans_id', '=', String(body.transId))
-      .execute();
+    const stored = await storedPayments(body.transId);
     expect(stored).toHaveLength(1);
   });
 
@@ -103,11 +102,7 @@ describe.each(DIALECTS)('Idempotency-Key on POST /api/v1/payments (%s)', (dialec
     const payIds = new Set(answers.filter((a) => a.status === 201).map((a) => a.body.payId));
     expect(payIds.size).toBe(1);
     for (const a of answers.filter((x) => x.status === 409)) expect(a.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
-    const rows = await t.database.db.kysely
-      .selectFrom('payment')
-      .select('pay_id')
-      .where('trans_id', '=', String(body.transId))
-      .execute();
+    const rows = await storedPayments(body.transId);
     expect(rows).toHaveLength(1);
   });
 

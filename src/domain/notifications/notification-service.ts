@@ -3,7 +3,7 @@ import type { Merchant } from '../merchants/merchant.js';
 import type { Clock } from '../ports/clock.js';
 import { isHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
-import type { NotificationRecord } from './notification.js';
+import { type NotificationRecord, notificationTarget } from './notification.js';
 
 /** The delivery log as the merchant API shows it (`GET /api/v1/notifications`). Times are ISO 8601 UTC. */
 export interface NotificationDetails {
@@ -81,7 +81,7 @@ export class NotificationService {
     if (!found) throw new KassaError('NOTIFICATION_NOT_FOUND', `no notification ${id}`);
     const payment = found.payId ? await this.store.payments.findByPayId(merchant.merchantId, found.payId) : undefined;
     const current = await this.store.merchants.find(merchant.merchantId);
-    const targetUrl = payment?.urls?.webhook ?? current?.webhookUrl ?? found.targetUrl;
+    const targetUrl = notificationTarget(payment, current) ?? found.targetUrl;
     if (!targetUrl) {
       throw new KassaError('NOTIFICATION_NO_TARGET', 'set a default webhook URL for the merchant first');
     }

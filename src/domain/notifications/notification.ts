@@ -4,6 +4,20 @@
  * needs.
  */
 
+import type { Merchant } from '../merchants/merchant.js';
+import type { Payment } from '../payments/payment.js';
+
+/**
+ * Where a payment's notification goes (DESIGN.md §5): the payment's `urls.webhook`, else the merchant's default
+ * webhook URL; undefined when neither is set (the notification waits as NO_TARGET).
+ */
+export function notificationTarget(
+  payment: Pick<Payment, 'urls'> | undefined,
+  merchant: Pick<Merchant, 'webhookUrl'> | undefined,
+): string | undefined {
+  return payment?.urls?.webhook ?? merchant?.webhookUrl;
+}
+
 /**
  * PENDING: waiting for its next attempt; DELIVERED: a 2xx arrived within the timeout; FAILED: every attempt of the
  * retry schedule failed; NO_TARGET: neither the payment nor the merchant had a webhook URL when it was written.

@@ -6,6 +6,7 @@
  * before the acquirer, one after: issue 12), which is why they are not two files.
  */
 import type { Merchant } from '../merchants/merchant.js';
+import { notificationTarget } from '../notifications/notification.js';
 import type { AcquirerAuthorizationResult, StoredCredentialIndicator } from '../ports/acquirer.js';
 import { isoTime } from '../ports/clock.js';
 import { newHexId } from '../ports/id-generator.js';
@@ -313,7 +314,7 @@ async function enqueueAuthenticationNotification(
       creationDate: isoTime(now),
       authenticationResponse,
     },
-    targetUrl: payment.urls?.webhook ?? merchant.webhookUrl,
+    targetUrl: notificationTarget(payment, merchant),
     createdAt: now,
   });
 }

@@ -22,6 +22,7 @@ import {
   checkHostedUrls,
   hostedInformational,
   hostedPaymentExpiresAt,
+  isWaitingForCard,
   newPendingPayment,
 } from './hosted-pending-payment.js';
 import type { HostedThreeDsPolicy, Payment } from './payment.js';
@@ -145,7 +146,7 @@ export async function sessionForPage(
  * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED (tries used up).
  */
 export function startSessionPayment(deps: FinishPaymentDeps, sessionId: string): Promise<Payment> {
-  return currentTry(deps, sessionId, START);
+  return currentTry(deps, sessionId, { cancel: false });
 }
 
 /**
@@ -158,29 +159,20 @@ export function startSessionPayment(deps: FinishPaymentDeps, sessionId: string):
  * @throws KassaError SESSION_EXPIRED, SESSION_COMPLETED, SESSION_FAILED (tries used up), as startSessionPayment.
  */
 export function cancelSessionCheckout(deps: FinishPaymentDeps, sessionId: string): Promise<Payment> {
-  return currentTry(deps, sessionId, CANCEL);
+  return currentTry(deps, sessionId, { cancel: true });
 }
 
 /**
- * What a caller does with the session's try: `keep` the session's FAILED latest try rather than start a new one;
- * `endWith` ends the (resumed or new) try with the response code it returns.
+ * The session's current try (see startSessionPayment), started or resumed in one transaction; with `cancel`, a try
+ * still waiting for its card ends FAILED 20040002 in it, and a try the cardholder cancelled already is returned rather
+ * than a new one started (see cancelSessionCheckout). Every payment the transaction ended is reported to
+ * `onPaymentFinal` once it has committed (recordFinalPayment deleted their kept cards in it).
  */
-interface TryPolicy {
-  keep(latest: Payment): boolean;
-  endWith(current: Payment): string | undefined;
-}
-const START: TryPolicy = { keep: () => false, endWith: () => undefined };
-const CANCEL: TryPolicy = {
-  keep: isCancelledByCardholder,
-  endWith: (p) => (p.status === 'PENDING' && p.responseCode === '60040001' ? '20040002' : undefined),
-};
-
-/**
- * The session's current try (see startSessionPayment), started or resumed in one transaction and treated as `policy`
- * says. Every payment the transaction ended is reported to `onPaymentFinal` once it has committed (recordFinalPayment
- * deleted their kept cards in it).
- */
-async function currentTry(deps: FinishPaymentDeps, sessionId: string, policy: TryPolicy): Promise<Payment> {
+async function currentTry(
+  deps: FinishPaymentDeps,
+  sessionId: string,
+  { cancel }: { cancel: boolean },
+): Promise<Payment> {
   const ended: Payment[] = [];
   const started = await deps.store.transaction(async (tx) => {
     // Every read goes through `tx`: SQLite has one connection, held by this transaction.
@@ -196,25 +188,24 @@ async function currentTry(deps: FinishPaymentDeps, sessionId: string, policy: Tr
     };
     if (status === 'FAILED') return fail();
     const end = async (found: Payment) => {
-      if (policy.endWith(found) === undefined) return found;
-      // Decided again under the row lock: a cancel clicked twice, or racing the expiry sweep, ends the try once.
+      if (!cancel || !isWaitingForCard(found)) return found;
+      // Decided again under the payment's row lock: a cancel on the card step or the expiry sweep may have ended it.
       const current = (await tx.payments.findByPayIdForUpdate(merchant.merchantId, found.payId)) ?? found;
-      const code = policy.endWith(current);
-      if (code === undefined) return current;
-      const final = await recordFinalPayment(tx, deps, merchant, current, code, []);
+      if (!isWaitingForCard(current)) return current;
+      const final = await recordFinalPayment(tx, deps, merchant, current, '20040002', []);
       ended.push(final);
       return final;
     };
     let latest = await tx.payments.findLatestByTransId(merchant.merchantId, session.transId);
     if (latest && latest.sessionId === sessionId && latest.status === 'PENDING') {
       const expired =
-        latest.responseCode === '60040001' && deps.clock.now().getTime() >= hostedPaymentExpiresAt(latest).getTime();
+        isWaitingForCard(latest) && deps.clock.now().getTime() >= hostedPaymentExpiresAt(latest).getTime();
       if (!expired) return end(latest);
       latest = await recordFinalPayment(tx, deps, merchant, latest, '20040003', []);
       ended.push(latest);
     }
     if (latest && latest.status !== 'FAILED') throw new KassaError('SESSION_COMPLETED');
-    if (latest && latest.sessionId === sessionId && policy.keep(latest)) return latest;
+    if (cancel && latest && latest.sessionId === sessionId && isCancelledByCardholder(latest)) return latest;
     // A try still open is resumed above whatever the count; only a new try is refused once the tries are used up.
     if (session.cardTries >= MAX_SESSION_CARD_TRIES) return fail();
     const payment = {

@@ -32,6 +32,7 @@ import {
   HOSTED_PAYMENT_EXPIRY_MS,
   hostedInformational,
   hostedPaymentExpiresAt,
+  isWaitingForCard,
   newPendingPayment,
 } from './hosted-pending-payment.js';
 import type { Payment, SurchargeConsent } from './payment.js';
@@ -51,6 +52,7 @@ export {
   HOSTED_LINK_TTL_SECONDS,
   HOSTED_PAYMENT_EXPIRY_MS,
   hostedPaymentExpiresAt,
+  isWaitingForCard,
 } from './hosted-pending-payment.js';
 
 /** What happens after the cardholder confirmed: the 3-D Secure page to go to, or the ended payment. */
@@ -294,7 +296,7 @@ export class HostedPaymentService {
    * what the expiry sweep does later otherwise. A payment no longer waiting on the card step is returned unchanged.
    */
   async expireIfDue(payment: Payment): Promise<Payment> {
-    if (payment.status !== 'PENDING' || payment.responseCode !== '60040001') return payment;
+    if (!isWaitingForCard(payment)) return payment;
     if (this.deps.clock.now().getTime() < hostedPaymentExpiresAt(payment).getTime()) return payment;
     return (await this.endAbandoned(payment)) ?? (await this.paymentForPage(payment.payId)).payment;
   }
@@ -305,17 +307,31 @@ export class HostedPaymentService {
    * @returns the ended payment, or undefined when it had moved on.
    */
   private async endAbandoned(stale: Pick<Payment, 'merchantId' | 'payId'>): Promise<Payment | undefined> {
-    const done = await this.deps.store.transaction(async (tx) => {
-      const payment = await tx.payments.findByPayIdForUpdate(stale.merchantId, stale.payId);
-      const merchant = await tx.merchants.find(stale.merchantId);
-      if (!payment || !merchant || payment.status !== 'PENDING' || payment.responseCode !== '60040001')
-        return undefined;
-      return recordFinalPayment(tx, this.deps, merchant, payment, '20040003', []);
-    });
+    const { payment, ended } = await this.endIfWaiting(stale, '20040003');
     // An ended payment's card went with its transaction (recordFinalPayment); one that moved on loses it here.
-    if (done) this.deps.onPaymentFinal?.(done);
-    else await this.deps.cardVault.delete(stale.payId);
-    return done;
+    if (!ended) await this.deps.cardVault.delete(stale.payId);
+    return ended ? payment : undefined;
+  }
+
+  /**
+   * Ends one HOSTED payment with `responseCode` (FAILED, payment.failed queued and its card deleted in the same
+   * transaction) if it is still waiting on the card or review step, decided under the payment's row lock: a second
+   * caller (a double click, another node's sweep) finds it ended. @returns the payment as it now is (undefined when it
+   * or its merchant is not found) and whether this call ended it.
+   */
+  private async endIfWaiting(
+    ref: Pick<Payment, 'merchantId' | 'payId'>,
+    responseCode: string,
+  ): Promise<{ payment: Payment | undefined; ended: boolean }> {
+    const outcome = await this.deps.store.transaction(async (tx) => {
+      const payment = await tx.payments.findByPayIdForUpdate(ref.merchantId, ref.payId);
+      const merchant = await tx.merchants.find(ref.merchantId);
+      if (!payment || !merchant) return { payment: undefined, ended: false };
+      if (!isWaitingForCard(payment)) return { payment, ended: false };
+      return { payment: await recordFinalPayment(tx, this.deps, merchant, payment, responseCode, []), ended: true };
+    });
+    if (outcome.ended && outcome.payment) this.deps.onPaymentFinal?.(outcome.payment);
+    return outcome;
   }
 
   /**
@@ -325,17 +341,10 @@ export class HostedPaymentService {
    * payment.failed and a payment that has moved on (3-D Secure, expired) is returned as it is.
    * @throws KassaError PAYMENT_NOT_FOUND.
    */
-  async cancel(payment: Pick<Payment, 'merchantId' | 'payId'>): Promise<Payment> {
-    const outcome = await this.deps.store.transaction(async (tx) => {
-      const current = await tx.payments.findByPayIdForUpdate(payment.merchantId, payment.payId);
-      const merchant = await tx.merchants.find(payment.merchantId);
-      if (!current || !merchant) throw new KassaError('PAYMENT_NOT_FOUND');
-      const waiting = current.status === 'PENDING' && current.responseCode === '60040001';
-      if (!waiting) return { final: false, payment: current };
-      return { final: true, payment: await recordFinalPayment(tx, this.deps, merchant, current, '20040002', []) };
-    });
-    if (outcome.final) this.deps.onPaymentFinal?.(outcome.payment);
-    return outcome.payment;
+  async cancel(ref: Pick<Payment, 'merchantId' | 'payId'>): Promise<Payment> {
+    const { payment } = await this.endIfWaiting(ref, '20040002');
+    if (!payment) throw new KassaError('PAYMENT_NOT_FOUND');
+    return payment;
   }
 
   /**

@@ -82,6 +82,14 @@ export type HostedPaymentFields = Pick<
 >;
 
 /**
+ * Whether a hosted payment is still waiting on Kassa's card or review step (PENDING 60040001): the state a cancel, the
+ * link's expiry or the expiry sweep may end. One in 3-D Secure (PENDING 6001…) or final is not.
+ */
+export function isWaitingForCard(payment: Pick<Payment, 'status' | 'responseCode'>): boolean {
+  return payment.status === 'PENDING' && payment.responseCode === '60040001';
+}
+
+/**
  * A new PENDING hosted payment (60040001, not stored yet); its surcharge is decided as far as possible before the card
  * is known. Reads the merchant's surcharge settings through `store` (pass the transaction's).
  */

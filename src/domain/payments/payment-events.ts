@@ -1,4 +1,5 @@
 import type { Merchant } from '../merchants/merchant.js';
+import { notificationTarget } from '../notifications/notification.js';
 import type { Clock } from '../ports/clock.js';
 import { type IdGenerator, newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
@@ -40,7 +41,7 @@ export async function enqueuePaymentEvent(
     payId: payment.payId,
     type,
     payload: { type, ...toPaymentDetails(payment, deps.publicUrl) },
-    targetUrl: payment.urls?.webhook ?? merchant.webhookUrl,
+    targetUrl: notificationTarget(payment, merchant),
     createdAt: now,
   });
 }

@@ -140,9 +140,7 @@ const KASSA_BRANDS: readonly string[] = Object.keys({ VISA: true, MASTERCARD: tr
  */
 export function subTypeProblems(body: CreatePaymentRequest | CreateSessionRequest): FieldError[] {
   // A DIRECT payment's card is already typed: subType limits only what a hosted card step takes (wire §2).
-  if (body.paymentMethods !== undefined && 'integrationType' in body.paymentMethods) {
-    if (body.paymentMethods.integrationType === 'DIRECT') return [];
-  }
+  if (body.paymentMethods?.integrationType === 'DIRECT') return [];
   const subType = body.paymentMethods?.card?.subType;
   if (subType === undefined || subType.length === 0) return [];
   if (subType.some((b) => KASSA_BRANDS.includes(b.toUpperCase()))) return [];
