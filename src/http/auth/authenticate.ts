@@ -54,14 +54,14 @@ export function merchantAuth(
       // Failed Basic authentications are limited per merchant id and source address, like the token endpoint's.
       // With the failure count comes the credentials epoch, when both are in the database (one read).
       const alongside = failures && options.alongside?.(request, basic.id);
-      const precheck = failures ? await failures.precheck('basic', basic.id, request.ip, alongside) : undefined;
+      const precheck = failures ? await failures.precheck(basic.id, request.ip, alongside) : undefined;
       if (failures && precheck?.blocked) {
         reply.header('retry-after', failures.retryAfterSeconds());
         await sendProblem(request, reply, 'RATE_LIMITED', 'too many failed authentications; retry later');
         return;
       }
       merchant = await credentials.byApiKey(basic.id, basic.secret, precheck?.epoch);
-      if (!merchant) await failures?.failed('basic', basic.id, request.ip);
+      if (!merchant) await failures?.failed(basic.id, request.ip);
       // Read in the same snapshot as the epoch the credentials were checked under, for the merchant it names.
       else if (precheck?.alongside !== undefined && merchant.merchantId === basic.id) {
         request.readAlongside = precheck.alongside;
@@ -72,7 +72,15 @@ export function merchantAuth(
       if (claims) merchant = await credentials.byKeyId(claims.merchantId, claims.keyId);
     }
     if (!merchant) {
-      reply.header('www-authenticate', 'Basic realm="kassa", Bearer realm="kassa"');
+      // RFC 6750 §3.1: a presented Bearer token that is expired, revoked or malformed is named invalid_token (clients
+      // fetch a new token on it); a request without credentials, or with Basic ones, gets no error code.
+      const bearerPresented = !basic && header !== undefined && /^Bearer(\s|$)/i.test(header);
+      reply.header(
+        'www-authenticate',
+        bearerPresented
+          ? 'Basic realm="kassa", Bearer realm="kassa", error="invalid_token"'
+          : 'Basic realm="kassa", Bearer realm="kassa"',
+      );
       await sendProblem(request, reply, 'UNAUTHORIZED');
       return;
     }

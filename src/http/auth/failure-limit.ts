@@ -20,7 +20,10 @@ export type ReadAttemptsWithEpoch = (
  */
 export type KnownEpochIfNoFailures = (counterKey: string, windowMs: number, now: Date) => number | undefined;
 
-/** Failed client authentications allowed per client id and source address (OAuth token endpoint and Basic). */
+/**
+ * Failed client authentications allowed per client id and source address, counted together for the OAuth token
+ * endpoint and HTTP Basic (one counter: alternating the two must not double the guesses).
+ */
 export const AUTH_FAILURE_LIMIT = { max: 10, windowMs: 60_000 } as const;
 
 /**
@@ -48,8 +51,8 @@ export class AuthFailureLimit {
    * A digest, not the raw id: a client id may hold any text (NUL, lone surrogates) that no store should see
    * (crypto.hash: one call per request, a third of createHash's time).
    */
-  private key(scope: string, clientId: string, ip: string): string {
-    return `authfail:${hash('sha256', JSON.stringify([scope, clientId, ip]), 'base64url')}`;
+  private key(clientId: string, ip: string): string {
+    return `authfail:${hash('sha256', JSON.stringify([clientId, ip]), 'base64url')}`;
   }
 
   /**
@@ -57,8 +60,8 @@ export class AuthFailureLimit {
    * or the database down) blocks nobody, as the API rate limits (`skipOnError`): the limiter must not take
    * authentication down with it.
    */
-  async blocked(scope: string, clientId: string, ip: string): Promise<boolean> {
-    return this.counted(this.key(scope, clientId, ip), this.now());
+  async blocked(clientId: string, ip: string): Promise<boolean> {
+    return this.counted(this.key(clientId, ip), this.now());
   }
 
   /** `blocked` of a counter key at `now`. */
@@ -75,12 +78,11 @@ export class AuthFailureLimit {
    * `alongside` goes to `readWithEpoch`; `alongside` in the answer is its value when that statement read it too.
    */
   async precheck(
-    scope: string,
     clientId: string,
     ip: string,
     alongside?: object,
   ): Promise<{ blocked: boolean; epoch?: number; alongside?: { value: unknown } }> {
-    const key = this.key(scope, clientId, ip);
+    const key = this.key(clientId, ip);
     const now = this.now();
     const known = this.knownEpoch?.(key, AUTH_FAILURE_LIMIT.windowMs, now);
     if (known !== undefined) return { blocked: false, epoch: known };
@@ -92,8 +94,8 @@ export class AuthFailureLimit {
   }
 
   /** Counts one failure (lost, not thrown, when the store cannot answer). */
-  async failed(scope: string, clientId: string, ip: string): Promise<void> {
-    await this.store.hit(this.key(scope, clientId, ip), AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => 0);
+  async failed(clientId: string, ip: string): Promise<void> {
+    await this.store.hit(this.key(clientId, ip), AUTH_FAILURE_LIMIT.windowMs, this.now()).catch(() => 0);
   }
 
   /** Seconds until the current window ends (for Retry-After). */

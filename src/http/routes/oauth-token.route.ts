@@ -99,21 +99,26 @@ export async function oauthTokenRoute(
         return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
       }
       const basic = parseBasicAuthorization(request.headers.authorization);
-      if (basic && (form.client_id || form.client_secret)) {
+      // RFC 6749 §2.3.1: one authentication method; client_id alone in the form only identifies the client (§3.2.1)
+      // and may accompany the Basic header when it names the same client.
+      if (basic && form.client_secret) {
         return oauthError(reply, 400, 'invalid_request', 'use one client authentication method, not two');
+      }
+      if (basic && form.client_id && form.client_id !== basic.id) {
+        return oauthError(reply, 400, 'invalid_request', 'client_id differs from the client of the Basic credentials');
       }
       const clientId = basic?.id ?? form.client_id;
       const clientSecret = basic?.secret ?? form.client_secret;
       if (!clientId || !clientSecret) {
         return oauthError(reply, 401, 'invalid_client', 'client_id and client_secret are required');
       }
-      if (await opts.failures.blocked('oauth', clientId, request.ip)) {
+      if (await opts.failures.blocked(clientId, request.ip)) {
         reply.header('retry-after', opts.failures.retryAfterSeconds());
         return oauthError(reply, 429, 'too_many_requests', 'too many failed authentications; retry later');
       }
       const auth = await opts.merchants.authenticateApiKey(clientId, clientSecret);
       if (!auth) {
-        await opts.failures.failed('oauth', clientId, request.ip);
+        await opts.failures.failed(clientId, request.ip);
         return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
       }
       const accessToken = await opts.tokens.issue({ merchantId: auth.merchant.merchantId, keyId: auth.keyId });

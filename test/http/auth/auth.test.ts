@@ -67,6 +67,51 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
     expect(res.body.token_type).toBe('Bearer');
   });
 
+  it('client_id in the form beside a Basic header names the client, and must name the same one (RFC 6749 §2.3.1, §3.2.1)', async () => {
+    const same = await t.call('POST', '/authorization/oauth/token', {
+      auth: m,
+      form: { grant_type: 'client_credentials', client_id: m.merchantId },
+    });
+    expect(same.status).toBe(200);
+    expect(same.body.token_type).toBe('Bearer');
+    const other = await t.call('POST', '/authorization/oauth/token', {
+      auth: m,
+      form: { grant_type: 'client_credentials', client_id: 'another-shop' },
+    });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ error: 'invalid_request' });
+    const twoMethods = await t.call('POST', '/authorization/oauth/token', {
+      auth: m,
+      form: { grant_type: 'client_credentials', client_id: m.merchantId, client_secret: m.apiKey },
+    });
+    expect(twoMethods.status).toBe(400);
+    expect(twoMethods.body).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('a refused Bearer token is named invalid_token in WWW-Authenticate; no credentials and Basic ones get no error code (RFC 6750 §3.1)', async () => {
+    const { AccessTokens } = await import('../../../src/http/auth/access-tokens.js');
+    const expired = await new AccessTokens(
+      'test-token-secret-test-token-secret-0123456789',
+      60,
+      () => new Date(Date.now() - 3_600_000),
+    ).issue({ merchantId: m.merchantId, keyId: m.keyId });
+    for (const token of [expired, 'not.a.jwt', '%%%']) {
+      const res = await t.call('GET', '/api/v1/payments/getByTransId/x', { auth: { token } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(
+        'Basic realm="kassa", Bearer realm="kassa", error="invalid_token"',
+      );
+    }
+    const none = await t.call('GET', '/api/v1/payments/getByTransId/x');
+    const basic = await t.call('GET', '/api/v1/payments/getByTransId/x', {
+      auth: { merchantId: m.merchantId, apiKey: 'kassa_sk_wrong' },
+    });
+    for (const res of [none, basic]) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Basic realm="kassa", Bearer realm="kassa"');
+    }
+  });
+
   it.each([
     ['a wrong secret', { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' }, 401, 'invalid_client'],
     ['no client credentials', { grant_type: 'client_credentials' }, 401, 'invalid_client'],
@@ -229,5 +274,17 @@ describe('failed authentications are limited per client id and source address (i
     expect(limited.body.code).toBe('RATE_LIMITED');
     const mine = await callFrom('127.0.0.5', path, { basic: `${m.merchantId}:${m.apiKey}` });
     expect(mine.status).toBe(404);
+  });
+
+  it('the token endpoint and Basic share one count: alternating them allows no more guesses', async () => {
+    const path = '/api/v1/payments/getByTransId/none';
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await token('127.0.0.6', 'guess')).status);
+      statuses.push((await callFrom('127.0.0.6', path, { basic: `${m.merchantId}:wrong` })).status);
+    }
+    expect(statuses).toEqual(Array(10).fill(401));
+    expect((await token('127.0.0.6', m.apiKey)).status).toBe(429);
+    expect((await callFrom('127.0.0.6', path, { basic: `${m.merchantId}:${m.apiKey}` })).status).toBe(429);
   });
 });

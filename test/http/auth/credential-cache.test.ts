@@ -97,10 +97,10 @@ describe('AuthFailureLimit.precheck', () => {
 
   it('without a combined read: the count from the counters, no epoch', async () => {
     const limit = new AuthFailureLimit(counters, now, 2);
-    expect(await limit.precheck('basic', 'shop-a', '10.0.0.1')).toEqual({ blocked: false });
-    await limit.failed('basic', 'shop-a', '10.0.0.1');
-    await limit.failed('basic', 'shop-a', '10.0.0.1');
-    expect(await limit.precheck('basic', 'shop-a', '10.0.0.1')).toEqual({ blocked: true });
+    expect(await limit.precheck('shop-a', '10.0.0.1')).toEqual({ blocked: false });
+    await limit.failed('shop-a', '10.0.0.1');
+    await limit.failed('shop-a', '10.0.0.1');
+    expect(await limit.precheck('shop-a', '10.0.0.1')).toEqual({ blocked: true });
   });
 
   it('with a combined read: blocked from its attempts, and its epoch for the credential cache', async () => {
@@ -111,10 +111,10 @@ describe('AuthFailureLimit.precheck', () => {
       expect(windowMs).toBe(AUTH_FAILURE_LIMIT.windowMs);
       return { attempts: attempts.get(key) ?? 0, epoch: 7 };
     });
-    expect(await limit.precheck('basic', 'shop-b', '10.0.0.1')).toEqual({ blocked: false, epoch: 7 });
+    expect(await limit.precheck('shop-b', '10.0.0.1')).toEqual({ blocked: false, epoch: 7 });
     attempts.set(reads[0] as string, 2);
-    expect(await limit.precheck('basic', 'shop-b', '10.0.0.1')).toEqual({ blocked: true, epoch: 7 });
-    expect(await limit.precheck('basic', 'shop-b', '10.0.0.2')).toEqual({ blocked: false, epoch: 7 }); // another address
+    expect(await limit.precheck('shop-b', '10.0.0.1')).toEqual({ blocked: true, epoch: 7 });
+    expect(await limit.precheck('shop-b', '10.0.0.2')).toEqual({ blocked: false, epoch: 7 }); // another address
     expect(new Set(reads).size).toBe(2);
   });
 
@@ -122,7 +122,7 @@ describe('AuthFailureLimit.precheck', () => {
     const limit = new AuthFailureLimit(counters, now, 2, async () => {
       throw new Error('connection terminated');
     });
-    expect(await limit.precheck('basic', 'shop-c', '10.0.0.1')).toEqual({ blocked: false });
+    expect(await limit.precheck('shop-c', '10.0.0.1')).toEqual({ blocked: false });
   });
 
   it('with a listener that knows the epoch and no failure of this counter: no read at all; else the combined read', async () => {
@@ -147,11 +147,11 @@ describe('AuthFailureLimit.precheck', () => {
       seen.push(key);
       return 8;
     });
-    await spy.precheck('basic', 'shop-d', '10.0.0.1');
-    expect(await limit.precheck('basic', 'shop-d', '10.0.0.1')).toEqual({ blocked: false, epoch: 8 });
+    await spy.precheck('shop-d', '10.0.0.1');
+    expect(await limit.precheck('shop-d', '10.0.0.1')).toEqual({ blocked: false, epoch: 8 });
     expect(reads).toBe(0);
     failed.add(seen[0] as string); // the listener heard of a failure of shop-d from this address
-    expect(await limit.precheck('basic', 'shop-d', '10.0.0.1')).toEqual({ blocked: true, epoch: 7 });
+    expect(await limit.precheck('shop-d', '10.0.0.1')).toEqual({ blocked: true, epoch: 7 });
     expect(reads).toBe(1);
   });
 });
