@@ -83,7 +83,7 @@ describe.each(DIALECTS)('stored credentials end to end over HTTPS (%s)', (dialec
     const pan = testPan('40000000', '1005', '701');
     const before = areqs.length;
     const created = await pay(
-      initial(pan, { type: 'RECURRING', recurring: { frequency: 'MONTHLY', expiryDate: '2027-11-30' } }),
+      initial(pan, { type: 'RECURRING', recurring: { frequency: 'MONTHLY', expiryDate: '2099-11-30' } }),
     );
     expect(created.body).toMatchObject({ status: 'PENDING', responseCode: '60010001' });
     expect(created.body.paymentMethods.card.pseudoCardNumber).toBeUndefined();
@@ -91,7 +91,7 @@ describe.each(DIALECTS)('stored credentials end to end over HTTPS (%s)', (dialec
     expect(areqs.slice(before)).toHaveLength(1);
     expect(areqs[before]).toMatchObject({
       threeDSRequestorAuthenticationInd: '02',
-      recurringExpiry: '20271130',
+      recurringExpiry: '20991130',
       recurringFrequency: '28',
     });
     await completeBrowserChallenge(client, created.body._links.redirect.href, { otp: '1234' });
@@ -180,6 +180,26 @@ describe.each(DIALECTS)('stored credentials end to end over HTTPS (%s)', (dialec
       const res = await pay(mit(pseudo, { type: 'INSTALLMENTS', installments: { total: 3, curIdx } }));
       expect(res.body).toMatchObject({ status: 'OK', responseCode: '00000000' });
     }
+    // A fourth instalment of three is outside the agreement: refused, and no payment is made.
+    const body = mit(pseudo, { type: 'INSTALLMENTS', installments: { total: 3, curIdx: 4 } });
+    const fourth = await pay(body);
+    expect(fourth.status).toBe(400);
+    expect(fourth.body.errors.map((e: { field: string }) => e.field)).toEqual(['credentialOnFile.installments.curIdx']);
+    const stored = await t.call('GET', `/api/v2/payments/getByTransId/${body.transId}`, { auth: merchant });
+    expect(stored.status).toBe(404);
+  });
+
+  it('a recurring agreement that has ended takes no payment: neither its initial payment nor a MIT (EMV recurringExpiry)', async () => {
+    const pseudo = await storedCard(testPan('40000000', '1000', '707'), { type: 'RECURRING' });
+    const ended = { type: 'RECURRING', recurring: { frequency: 'MONTHLY', expiryDate: '2025-01-31' } };
+    const sent = areqs.length;
+    const first = await pay(initial(testPan('40000000', '1000', '708'), ended));
+    const later = await pay(mit(pseudo, ended));
+    for (const res of [first, later]) {
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['credentialOnFile.recurring.expiryDate']);
+    }
+    expect(areqs.length).toBe(sent); // refused before 3-D Secure
   });
 
   // Guards tenancy: a pseudo card number is useless at any other merchant.

@@ -38,15 +38,49 @@ export interface CredentialOnFileProblem {
 }
 
 /**
+ * The agreement's terms a payment must stay inside, whatever its use:
+ * - `installments.curIdx` at most `installments.total` when both are given (the instalment's index within the
+ *   agreed number; EMV 3DS purchaseInstalData is "the maximum number of authorisations permitted for instalment
+ *   payments");
+ * - `recurring.expiryDate` and `installments.expiryDate` not before today, UTC (EMV 3DS recurringExpiry: "date after
+ *   which no further authorisations shall be performed").
+ * Kassa keeps no schedule of its own: later payments are judged by what they carry (docs/stored-credentials.md).
+ */
+function agreementProblems(cof: CredentialOnFile, today: string): CredentialOnFileProblem[] {
+  const problems: CredentialOnFileProblem[] = [];
+  const { total, curIdx } = cof.installments ?? {};
+  if (total !== undefined && curIdx !== undefined && curIdx > total) {
+    problems.push({
+      field: 'credentialOnFile.installments.curIdx',
+      message: `instalment ${curIdx} is past the agreed number of instalments (${total})`,
+    });
+  }
+  for (const [field, date] of [
+    ['credentialOnFile.recurring.expiryDate', cof.recurring?.expiryDate],
+    ['credentialOnFile.installments.expiryDate', cof.installments?.expiryDate],
+  ] as const) {
+    if (date !== undefined && date < today) {
+      problems.push({ field, message: `the agreement ended on ${date}: no authorization may follow it` });
+    }
+  }
+  return problems;
+}
+
+/**
  * Classifies a `credentialOnFile` (see CredentialUse) and checks the members each use needs.
  * Rules: `initialPayment: true` is INITIAL whatever the type; otherwise RECURRING and INSTALLMENTS are MIT, and
  * UNSCHEDULED needs `unscheduled.subType` (CIT → ONE_CLICK, MIT → MIT) because nothing else tells the two apart.
  * An initial INSTALLMENTS payment needs `installments.total` ≥ 2 (EMV 3DS purchaseInstalData is "greater than 1").
+ * Any payment must stay inside the terms it carries (agreementProblems: the instalment's index, the end date).
+ * @param now the payment's time; its UTC date is compared with the agreement's end date.
  * @returns the use, or the problems (each naming its field) when the request cannot be served.
  */
 export function classifyCredentialOnFile(
   cof: CredentialOnFile,
+  now: Date,
 ): { ok: true; use: CredentialUse } | { ok: false; problems: CredentialOnFileProblem[] } {
+  const terms = agreementProblems(cof, now.toISOString().slice(0, 10));
+  if (terms.length > 0) return { ok: false, problems: terms };
   if (cof.initialPayment === true) {
     if (cof.type === 'INSTALLMENTS' && (cof.installments?.total === undefined || cof.installments.total < 2)) {
       return {

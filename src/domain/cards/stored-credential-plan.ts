@@ -46,6 +46,8 @@ export interface StoredCredentialRequest {
   card?: CardInput;
   /** Whether the request has `browserInfo` (browser) or `sdkInfo` (app): what 3-D Secure of a one-click CIT needs. */
   hasDeviceData: boolean;
+  /** The payment's time (the agreement's end date is judged against its UTC date). */
+  now: Date;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function planStoredCredential(
     }
     return { ok: true, plan: { kind: 'NONE' } };
   }
-  const use = classifyCredentialOnFile(cof);
+  const use = classifyCredentialOnFile(cof, request.now);
   if (!use.ok) return { ok: false, errors: use.problems };
   if (use.use === 'INITIAL') {
     if (pseudo) {

@@ -55,7 +55,7 @@ export async function createSession(
 ): Promise<CheckoutSession> {
   checkCurrency(cmd.amount.currency);
   checkHostedUrls(merchant, cmd.urls, ['return', 'cancel']);
-  checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
+  checkHostedCredentialOnFile(cmd.informational?.credentialOnFile, deps.clock.now());
   const delayed = delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours);
   if (delayed.length > 0) throw validationError(delayed);
   const now = deps.clock.now();

@@ -95,7 +95,7 @@ export class HostedPaymentService {
   async createHostedPayment(merchant: Merchant, cmd: CreatePaymentCommand): Promise<Payment> {
     checkCurrency(cmd.amount.currency);
     checkHostedUrls(merchant, cmd.urls, ['return']);
-    checkHostedCredentialOnFile(cmd.informational?.credentialOnFile);
+    checkHostedCredentialOnFile(cmd.informational?.credentialOnFile, this.deps.clock.now());
     const delayed = delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours);
     if (delayed.length > 0) throw validationError(delayed);
     checkHostedExpirationTime(cmd.expirationTime, this.deps.clock.now());

@@ -123,11 +123,12 @@ export async function newPendingPayment(
 /**
  * A hosted page takes the card from the cardholder, so with `credentialOnFile` it can only be the initial payment
  * that stores the card (the card step discloses it); payments with a stored card are DIRECT.
+ * @param now the creation time (classifyCredentialOnFile).
  * @throws KassaError VALIDATION_FAILED naming the credentialOnFile member.
  */
-export function checkHostedCredentialOnFile(cof: CredentialOnFile | undefined): void {
+export function checkHostedCredentialOnFile(cof: CredentialOnFile | undefined, now: Date): void {
   if (cof === undefined) return;
-  const use = classifyCredentialOnFile(cof);
+  const use = classifyCredentialOnFile(cof, now);
   if (!use.ok) throw validationError(use.problems);
   if (use.use !== 'INITIAL') {
     throw validationError([

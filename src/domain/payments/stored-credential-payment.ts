@@ -36,6 +36,7 @@ export async function planDirectStoredCredential(
       credentialOnFile: cof,
       card: cmd.card,
       hasDeviceData: cmd.browserInfo !== undefined || cmd.sdkInfo !== undefined,
+      now: deps.clock.now(),
     },
     (merchantId, pseudo) => storedCards.lookup(merchantId, pseudo),
   );

@@ -46,7 +46,7 @@ const MIT: CredentialOnFile = { type: 'RECURRING', initialPayment: false };
 const ONE_CLICK: CredentialOnFile = { type: 'UNSCHEDULED', initialPayment: false, unscheduled: { subType: 'CIT' } };
 
 function request(overrides: Partial<StoredCredentialRequest>): StoredCredentialRequest {
-  return { merchantId: 'shop', integrationType: 'DIRECT', hasDeviceData: false, ...overrides };
+  return { merchantId: 'shop', integrationType: 'DIRECT', hasDeviceData: false, now: new Date(), ...overrides };
 }
 
 describe('planStoredCredential', () => {
