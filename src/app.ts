@@ -15,6 +15,7 @@ import { StoredCardService } from './domain/cards/stored-card-service.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
+import { AuthorizationRecovery, type AuthorizationRecoverySettings } from './domain/payments/authorization-recovery.js';
 import { type CardTestingRefusal, CardVelocityGuard, cardVelocityLimits } from './domain/payments/card-testing.js';
 import { FollowUpRecovery, type FollowUpRecoverySettings } from './domain/payments/follow-up-recovery.js';
 import { FollowUpService, type FollowUpServiceDeps } from './domain/payments/follow-up-service.js';
@@ -124,6 +125,8 @@ export interface AppOverrides {
   notifications?: Partial<NotificationDeliverySettings>;
   /** Follow-up recovery and DELAYED-capture sweeps (tests shorten the interval and the pending age). */
   followUpRecovery?: Partial<FollowUpRecoverySettings> & { sweepMs?: number };
+  /** The sweep of payments left with their authorization in flight (tests shorten the pending age). */
+  authorizationRecovery?: Partial<AuthorizationRecoverySettings>;
   /** Settings of the built-in 3-D Secure simulator (tests shorten the decoupled delay, or silence the 3DS Method). */
   threeDSSimulator?: Pick<
     SimulatorDirectoryServerOptions,
@@ -138,6 +141,8 @@ export interface Services {
   followUps: FollowUpService;
   /** Resolves PENDING follow-ups and captures DELAYED payments when due (background sweeps). */
   followUpRecovery: FollowUpRecovery;
+  /** Resolves payments a request left with their authorization in flight (background sweep, with the follow-ups'). */
+  authorizationRecovery: AuthorizationRecovery;
   idempotency: IdempotencyService;
   notifications: NotificationService;
   surcharge: SurchargeSettingsService;
@@ -311,6 +316,7 @@ export function buildServices(
     hosted: new HostedPaymentService(paymentDeps, cardTesting.velocity, cardTesting.onRefused),
     followUps,
     followUpRecovery: new FollowUpRecovery(followUpDeps, followUps, overrides.followUpRecovery),
+    authorizationRecovery: new AuthorizationRecovery(paymentDeps, overrides.authorizationRecovery),
     payments,
     storedCards,
   };
@@ -616,6 +622,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerBackgroundJobs(app, {
     payments: services.payments,
     followUpRecovery: services.followUpRecovery,
+    authorizationRecovery: services.authorizationRecovery,
     followUpSweepMs: overrides.followUpRecovery?.sweepMs,
     hosted: services.hosted,
     storedCards: services.storedCards,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { StoredCardService } from '../domain/cards/stored-card-service.js';
 import { DELIVERY_TIMEOUT_MS } from '../domain/notifications/retry-schedule.js';
+import type { AuthorizationRecovery } from '../domain/payments/authorization-recovery.js';
 import type { FollowUpRecovery } from '../domain/payments/follow-up-recovery.js';
 import type { HostedPaymentService } from '../domain/payments/hosted-payment-service.js';
 import type { PaymentService } from '../domain/payments/payment-service.js';
@@ -22,7 +23,10 @@ declare module 'fastify' {
 
 /** How often every node looks for 3-D Secure authentications and hosted card steps abandoned past their link's lifetime. */
 export const EXPIRY_SWEEP_MS = 60_000; // 1 min
-/** How often every node looks for PENDING follow-ups to resolve and DELAYED captures that are due. */
+/**
+ * How often every node looks for payments and PENDING follow-ups left in flight to resolve, and DELAYED captures that
+ * are due.
+ */
 export const FOLLOW_UP_SWEEP_MS = 15_000; // 15 s
 /** How often every node prunes finished notifications past KASSA_NOTIFICATION_RETENTION_DAYS. */
 export const RETENTION_SWEEP_MS = 10 * 60_000; // 10 min
@@ -32,6 +36,8 @@ export interface BackgroundJobsDeps {
   hosted: Pick<HostedPaymentService, 'expireAbandonedHostedPayments'>;
   /** Write-ahead follow-up recovery and DELAYED captures. */
   followUpRecovery?: Pick<FollowUpRecovery, 'recoverPending' | 'captureDue'>;
+  /** Payments left with their authorization in flight, resolved by asking the acquirer (in the follow-up sweep). */
+  authorizationRecovery?: Pick<AuthorizationRecovery, 'recoverInFlight'>;
   /** Interval of the follow-up sweeps; default FOLLOW_UP_SWEEP_MS. */
   followUpSweepMs?: number;
   /** The card vault's key sweep (finishes re-encryption after `kassa keys rotate`, retires unused keys). */
@@ -108,20 +114,27 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
   });
   app.addHook('onClose', async () => clearInterval(expirySweep));
 
-  // Write-ahead follow-ups left PENDING (acquirer or database failure, a node killed mid-call) are resolved by asking
-  // the acquirer; DELAYED payments are captured when due. One sweep at a time per node; claims split the work
-  // between nodes.
+  // Payments and write-ahead follow-ups left in flight (acquirer or database failure, a node killed mid-call) are
+  // resolved by asking the acquirer; DELAYED payments are captured when due. One sweep at a time per node; claims
+  // and row locks split the work between nodes.
   const recovery = deps.followUpRecovery;
-  if (recovery) {
+  const authorizations = deps.authorizationRecovery;
+  if (recovery || authorizations) {
     let followUpSweep: NodeJS.Timeout | undefined;
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweep = () => {
       sweeping = sweeping.then(async () => {
+        await authorizations
+          ?.recoverInFlight()
+          .then(({ done, failed }) => {
+            if (done > 0 || failed > 0) app.log.warn({ done, failed }, 'payments left in flight resolved');
+          })
+          .catch((error: unknown) => app.log.error({ err: error }, 'authorization recovery sweep failed'));
         await recovery
-          .recoverPending()
+          ?.recoverPending()
           .catch((error: unknown) => app.log.error({ err: error }, 'follow-up recovery sweep failed'));
         await recovery
-          .captureDue()
+          ?.captureDue()
           .catch((error: unknown) => app.log.error({ err: error }, 'delayed capture sweep failed'));
       });
     };

@@ -493,6 +493,18 @@ export class KyselyPaymentRepository implements PaymentRepository {
     return rows.map(paymentWithOperations);
   }
 
+  async findProcessingUpdatedBefore(before: Date, limit: number): Promise<Payment[]> {
+    const rows = await this.selectWithOperations()
+      // Literals, as the partial index's condition names them (migration 2026-11-27-0003).
+      .where('status', '=', sql.lit('PENDING'))
+      .where('response_code', 'in', [sql.lit('60000001'), sql.lit('60020001')])
+      .where('updated_at', '<', toDbTime(before))
+      .orderBy('updated_at')
+      .limit(limit)
+      .execute();
+    return rows.map(paymentWithOperations);
+  }
+
   async findByPayIdForUpdate(merchantId: string, payId: string): Promise<Payment | undefined> {
     const query = shaped(this.db, 'payment.byPayIdForUpdate', [merchantId, payId], () =>
       this.db

@@ -95,6 +95,7 @@ async function inProcessCluster(target: FreshDatabase, proxy: TcpProxy): Promise
     refund: slow((r) => simulator.refund(r)),
     reverse: slow((r) => simulator.reverse(r)),
     inquire: (xId) => simulator.inquire(xId),
+    inquireAuthorization: (payId) => simulator.inquireAuthorization(payId),
   };
   const nodes: TestKassa[] = [];
   for (let i = 0; i < 2; i++) {

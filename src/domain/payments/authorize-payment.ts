@@ -222,22 +222,14 @@ export async function authorizeAtAcquirer(
   alongside?: (tx: Store) => Promise<void>,
 ): Promise<Payment> {
   const { store, clock, ids } = deps;
-  let payment = pending;
+  const payment = pending;
   const brand = payment.card?.brand;
   if (!brand) throw new Error(`payment ${payment.payId} has no card`);
-  const authorization: PaymentOperation = {
-    xId: newHexId(ids),
-    type: 'AUTHORIZATION',
-    value: payment.value,
-    surchargeValue: payment.surcharge.value,
-    status: 'FAILED',
-    responseCode: '60000001',
-    creationDate: clock.now(),
-  };
+  const xId = newHexId(ids);
   let result: AcquirerAuthorizationResult;
   try {
     result = await deps.acquirer.authorize({
-      xId: authorization.xId,
+      xId,
       payId: payment.payId,
       merchantId: merchant.merchantId,
       pan: card.number,
@@ -268,18 +260,50 @@ export async function authorizeAtAcquirer(
     });
     return unknown;
   }
+  const stored =
+    result.outcome === 'APPROVED'
+      ? await storeCredential(deps, merchant, payment, card, storedCredential, result.schemeReferenceId)
+      : payment;
+  const outcome = authorizationOutcome(deps, stored, xId, result, payment.captureMethod === 'AUTOMATIC');
+  return finishPayment(deps, merchant, outcome.payment, outcome.responseCode, outcome.operations, alongside);
+}
+
+/**
+ * What the acquirer's answer to a payment's authorization (sent with `xId`) makes of the PENDING payment: declined,
+ * its response code (Kassa's catalogue, from ISO 8583 and the Merchant Advice Code) and a FAILED AUTHORIZATION
+ * operation; approved, 00000000 and an OK AUTHORIZATION, and when `captured` (a sale) an OK CAPTURE of the whole
+ * total too, with the captured amounts set. Amounts are the payment's, minor units, surcharge kept apart.
+ * Shared by the request (authorizeAtAcquirer) and the recovery of one whose answer was never recorded.
+ */
+export function authorizationOutcome(
+  deps: Pick<PaymentServiceDeps, 'clock' | 'ids'>,
+  payment: Payment,
+  xId: string,
+  result: AcquirerAuthorizationResult,
+  captured: boolean,
+): { payment: Payment; responseCode: string; operations: PaymentOperation[] } {
+  const authorization: PaymentOperation = {
+    xId,
+    type: 'AUTHORIZATION',
+    value: payment.value,
+    surchargeValue: payment.surcharge.value,
+    status: 'FAILED',
+    responseCode: '60000001',
+    creationDate: deps.clock.now(),
+  };
   if (result.outcome === 'DECLINED') {
     const declined = responseCodeFromAcquirer(result.responseCode, result.merchantAdviceCode);
-    return finishPayment(deps, merchant, payment, declined, [{ ...authorization, responseCode: declined }], alongside);
+    return { payment, responseCode: declined, operations: [{ ...authorization, responseCode: declined }] };
   }
   const responseCode = responseCodeFromAcquirer(result.responseCode);
-  payment = await storeCredential(deps, merchant, payment, card, storedCredential, result.schemeReferenceId);
-  const ops: PaymentOperation[] = [{ ...authorization, status: 'OK', responseCode }];
-  if (payment.captureMethod === 'AUTOMATIC') {
-    ops.push({ ...authorization, xId: newHexId(ids), type: 'CAPTURE', status: 'OK', responseCode });
-    payment = { ...payment, capturedValue: payment.value, surchargeCapturedValue: payment.surcharge.value };
-  }
-  return finishPayment(deps, merchant, payment, '00000000', ops, alongside);
+  const operations: PaymentOperation[] = [{ ...authorization, status: 'OK', responseCode }];
+  if (!captured) return { payment, responseCode: '00000000', operations };
+  operations.push({ ...authorization, xId: newHexId(deps.ids), type: 'CAPTURE', status: 'OK', responseCode });
+  return {
+    payment: { ...payment, capturedValue: payment.value, surchargeCapturedValue: payment.surcharge.value },
+    responseCode: '00000000',
+    operations,
+  };
 }
 
 /**

@@ -79,6 +79,17 @@ export type AcquirerAuthorizationResult =
     };
 
 /**
+ * What the acquirer's status lookup knows of the authorization sent for a payment (Acquirer.inquireAuthorization).
+ */
+export interface AcquirerAuthorizationInquiry {
+  /** The xId the authorization was sent with (Kassa's AUTHORIZATION operation; follow-ups name it). */
+  xId: string;
+  /** true: it was a sale, authorized and captured in one message (AcquirerAuthorizationRequest.capture). */
+  captured: boolean;
+  result: AcquirerAuthorizationResult;
+}
+
+/**
  * A follow-up on an earlier authorization (capture, refund, reversal). The acquirer finds the authorization by
  * `authorizationXId`; Kassa never keeps the card number, so none is sent. Amounts are integer minor units.
  */
@@ -122,4 +133,10 @@ export interface Acquirer {
    * acquirer never received it. Throws only on transport failure.
    */
   inquire(xId: string): Promise<AcquirerFollowUpResult | undefined>;
+  /**
+   * The authorization sent for `payId` and its result (the acquirer's transaction status lookup by the merchant's
+   * reference, which Kassa sends as `payId`), or undefined when the acquirer never received one. Kassa asks it for a
+   * payment whose authorization's answer it never recorded (AuthorizationRecovery). Throws only on transport failure.
+   */
+  inquireAuthorization(payId: string): Promise<AcquirerAuthorizationInquiry | undefined>;
 }

@@ -48,6 +48,11 @@ export interface PaymentRepository {
    * oldest first, at most `limit` (the expiry sweep).
    */
   findWaitingHostedCreatedBefore(before: Date, limit: number): Promise<Payment[]>;
+  /**
+   * Payments whose authorization is in flight — PENDING with responseCode 60000001 or 60020001 — last updated before
+   * `before`, oldest first, at most `limit` (AuthorizationRecovery: those a request left behind).
+   */
+  findProcessingUpdatedBefore(before: Date, limit: number): Promise<Payment[]>;
   /** The latest payment (by creation time) of this merchant with this transId. */
   findLatestByTransId(merchantId: string, transId: string): Promise<Payment | undefined>;
   /** Appends operations to an existing payment. */

@@ -21,6 +21,10 @@ export interface SettlementRecord {
   statementDescriptor?: string;
   /** AUTHORIZATION/SALE: the SCA exemption the merchant asked the acquirer to apply (Paygate threeDsPolicy). */
   exemption?: string;
+  /** AUTHORIZATION/SALE: the issuer's approval code. */
+  authorizationCode?: string;
+  /** AUTHORIZATION/SALE: the network's transaction id (AcquirerAuthorizationResult.schemeReferenceId), when given. */
+  schemeReferenceId?: string;
   /** CAPTURE: the final capture of its authorization (Paygate `finishAuth: "Y"`); the uncaptured rest is released. */
   finalCapture?: boolean;
   /** ISO 8601. */

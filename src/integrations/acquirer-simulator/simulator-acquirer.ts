@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type {
   Acquirer,
+  AcquirerAuthorizationInquiry,
   AcquirerAuthorizationRequest,
   AcquirerAuthorizationResult,
   AcquirerFollowUpRequest,
@@ -82,7 +83,19 @@ export class SimulatorAcquirer implements Acquirer {
     }
     const now = this.now();
     const decline = this.#decline(request, now);
-    if (decline) return { outcome: 'DECLINED', acquirerReference, ...decline };
+    if (decline) {
+      const declined: AcquirerAuthorizationResult = { outcome: 'DECLINED', acquirerReference, ...decline };
+      this.#declinedAuthorizations.set(request.payId, { xId: request.xId, captured: false, result: declined });
+      forgetOldest(this.#declinedAuthorizations);
+      return declined;
+    }
+    const approved = {
+      outcome: 'APPROVED',
+      acquirerReference,
+      authorizationCode: String(randomInt(0, 1_000_000)).padStart(6, '0'),
+      responseCode: '00',
+      schemeReferenceId: issueSchemeReferenceId(request.brand, request.pan, now),
+    } as const;
     await this.settle(
       request.capture ? 'SALE' : 'AUTHORIZATION',
       {
@@ -90,17 +103,39 @@ export class SimulatorAcquirer implements Acquirer {
         authorizationXId: request.xId,
         ...(request.statementDescriptor !== undefined && { statementDescriptor: request.statementDescriptor }),
         ...(request.exemption !== undefined && { exemption: request.exemption }),
+        authorizationCode: approved.authorizationCode,
+        ...(approved.schemeReferenceId !== undefined && { schemeReferenceId: approved.schemeReferenceId }),
       },
       acquirerReference,
     );
+    return approved;
+  }
+
+  /**
+   * The status lookup of a payment's authorization: the newest booked AUTHORIZATION or SALE of `payId` (the ledger), or
+   * a declined one this process remembers (declines are never booked; the newest MEMORY_LEDGER_CAPACITY, in memory,
+   * so a decline answered by another node sharing a file ledger is not known here and reads as never received).
+   */
+  async inquireAuthorization(payId: string): Promise<AcquirerAuthorizationInquiry | undefined> {
+    const booked = (await this.ledger.records()).findLast(
+      (r) => r.payId === payId && (r.type === 'AUTHORIZATION' || r.type === 'SALE'),
+    );
+    if (booked === undefined) return this.#declinedAuthorizations.get(payId);
     return {
-      outcome: 'APPROVED',
-      acquirerReference,
-      authorizationCode: String(randomInt(0, 1_000_000)).padStart(6, '0'),
-      responseCode: '00',
-      schemeReferenceId: issueSchemeReferenceId(request.brand, request.pan, now),
+      xId: booked.xId,
+      captured: booked.type === 'SALE',
+      result: {
+        outcome: 'APPROVED',
+        acquirerReference: booked.acquirerReference,
+        authorizationCode: booked.authorizationCode ?? '',
+        responseCode: '00',
+        ...(booked.schemeReferenceId !== undefined && { schemeReferenceId: booked.schemeReferenceId }),
+      },
     };
   }
+
+  /** Declined authorizations (never booked), by payId: the newest MEMORY_LEDGER_CAPACITY. */
+  readonly #declinedAuthorizations = new Map<string, AcquirerAuthorizationInquiry>();
 
   #decline(request: AcquirerAuthorizationRequest, now: Date): Decline | undefined {
     if (hasExpired(request.expiryDate, now)) return { responseCode: '54', message: 'Expired card' };
@@ -187,10 +222,17 @@ export class SimulatorAcquirer implements Acquirer {
   private settle(
     type: SettlementRecord['type'],
     request: Pick<SettlementRecord, 'xId' | 'authorizationXId' | 'payId' | 'merchantId' | 'value' | 'currency'> &
-      Partial<Pick<SettlementRecord, 'statementDescriptor' | 'exemption' | 'finalCapture'>>,
+      Partial<
+        Pick<
+          SettlementRecord,
+          'statementDescriptor' | 'exemption' | 'finalCapture' | 'authorizationCode' | 'schemeReferenceId'
+        >
+      >,
     acquirerReference: string,
   ): Promise<void> {
     return this.ledger.append({
+      ...(request.authorizationCode !== undefined && { authorizationCode: request.authorizationCode }),
+      ...(request.schemeReferenceId !== undefined && { schemeReferenceId: request.schemeReferenceId }),
       ...(request.statementDescriptor !== undefined && { statementDescriptor: request.statementDescriptor }),
       ...(request.exemption !== undefined && { exemption: request.exemption }),
       ...(request.finalCapture && { finalCapture: true }),

@@ -71,6 +71,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
       refund: faulty((r) => simulator.refund(r)),
       reverse: faulty((r) => simulator.reverse(r)),
       inquire: (xId) => simulator.inquire(xId),
+      inquireAuthorization: (payId) => simulator.inquireAuthorization(payId),
     };
     h = await startServiceHarness(dialect, {
       merchantId: `wa_${dialect}`,

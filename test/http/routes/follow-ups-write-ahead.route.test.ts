@@ -23,6 +23,8 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
   const ledger = new MemorySettlementLedger();
   /** The next follow-up throws after the simulator booked it (the acquirer's answer is lost). */
   let loseNextAnswer = false;
+  /** The next authorization throws after the simulator approved it. */
+  let loseNextAuthorization = false;
 
   beforeAll(async () => {
     const sim = new SimulatorAcquirer(
@@ -42,13 +44,22 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
     t = await startTestKassa(dialect, {
       clock,
       acquirer: {
-        authorize: (r) => sim.authorize(r),
+        authorize: async (r) => {
+          const result = await sim.authorize(r);
+          if (loseNextAuthorization) {
+            loseNextAuthorization = false;
+            throw new Error('read ETIMEDOUT');
+          }
+          return result;
+        },
         capture: lossy((r) => sim.capture(r)),
         refund: lossy((r) => sim.refund(r)),
         reverse: lossy((r) => sim.reverse(r)),
         inquire: (xId) => sim.inquire(xId),
+        inquireAuthorization: (payId) => sim.inquireAuthorization(payId),
       },
       followUpRecovery: { sweepMs: 100, pendingAfterMs: 1_000 },
+      authorizationRecovery: { pendingAfterMs: 1_000 },
     });
     merchant = await t.createMerchant({ country: 'DK', currency: 'DKK' });
   });
@@ -102,6 +113,31 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
     );
     expect((await outboxEvents(t.kassa.db.kysely, p.payId, 'payment.captured')).length).toBe(1);
     expect((await followUpsBooked(p.payId)).map((r) => r.xId)).toEqual([res.answer.xId]);
+  });
+
+  it('a payment whose authorization answer was lost answers 201 PENDING (60020001); the sweep records the sale the acquirer made', async () => {
+    loseNextAuthorization = true;
+    const res = await t.call('POST', '/api/v1/payments', {
+      auth: merchant,
+      json: directPayment(testPan('40000000', '1000', '411')),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'PENDING', responseCode: '60020001' });
+    const payId = res.body.payId as string;
+    later(2_000);
+    await vi.waitFor(
+      async () => {
+        const details = await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: merchant });
+        expect(details.body).toMatchObject({
+          status: 'OK',
+          responseCode: '00000000',
+          amount: { capturedValue: 12_500 },
+        });
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    expect((await outboxEvents(t.kassa.db.kysely, payId, 'payment.authorized')).length).toBe(1);
+    expect((await ledger.records()).filter((r) => r.payId === payId).map((r) => r.type)).toEqual(['SALE']);
   });
 
   // Money: a retry whose HTTP idempotency record is gone (expired, or its claim abandoned after a database cut) is

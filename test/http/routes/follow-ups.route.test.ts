@@ -26,6 +26,7 @@ function decliningAcquirer(): Acquirer {
     refund: decideOr((r) => sim.refund(r)),
     reverse: decideOr((r) => sim.reverse(r)),
     inquire: (xId) => sim.inquire(xId),
+    inquireAuthorization: (payId) => sim.inquireAuthorization(payId),
   };
 }
 
