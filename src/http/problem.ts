@@ -46,6 +46,14 @@ export const HTTP_STATUS_OF_CODE = {
   INTERNAL_ERROR: 500,
 } as const satisfies Record<ErrorCode, number>;
 
+/**
+ * Retry-After (RFC 9110 §10.2.3) of the codes that say "the same request may succeed later", in seconds: a database
+ * outage (a failover, a full disk being cleared) is not over at once, and clients that retry immediately only add load.
+ */
+export const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = {
+  DATABASE_UNAVAILABLE: 5, // s
+};
+
 /** The HTTP status a code is answered with. */
 export const httpStatusOf = (code: ErrorCode): number => HTTP_STATUS_OF_CODE[code];
 
@@ -112,6 +120,8 @@ export function sendProblem(
     requestId: request.id,
     ...(errors && errors.length > 0 && { errors }),
   };
+  const retryAfter = RETRY_AFTER_SECONDS[code];
+  if (retryAfter !== undefined && !reply.hasHeader('retry-after')) reply.header('retry-after', retryAfter);
   return reply.status(status).type(PROBLEM_JSON).send(problem);
 }
 
@@ -153,6 +163,11 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
     request.log.warn({ err: error }, 'database unreachable');
     return sendProblem(request, reply, 'DATABASE_UNAVAILABLE');
   }
+  if (isTransientSqliteFailure(error)) {
+    // Logged as an error: a full disk or a failing device needs the operator, though the request may be retried.
+    request.log.error({ err: error }, 'database cannot write now');
+    return sendProblem(request, reply, 'DATABASE_UNAVAILABLE');
+  }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     request.log.info({ err: error }, 'client error');
     return sendProblem(request, reply, error.statusCode === 404 ? 'NOT_FOUND' : 'VALIDATION_FAILED', error.message);
@@ -184,4 +199,38 @@ export function isDatabaseConnectionFailure(error: unknown): boolean {
   return /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly/.test(
     message,
   );
+}
+
+/**
+ * SQLite result codes (better-sqlite3's `SqliteError.code`, carried across the writer thread by
+ * sqlite-writer-thread.ts) that say the database cannot work right now, not that the statement is wrong
+ * (https://sqlite.org/rescode.html). The transaction was rolled back whole or in part, nothing of it is stored, and
+ * the same request may succeed once the condition clears, so it is answered 503 DATABASE_UNAVAILABLE, not 500:
+ * - SQLITE_FULL: the disk (or the file system's quota) is full; writes succeed again once space is freed.
+ * - SQLITE_IOERR and its extended codes (SQLITE_IOERR_WRITE, _FSYNC, _SHORT_READ, …): the OS refused a read, write or
+ *   fsync (ENOSPC on some paths, EIO from a network or failing volume); SQLite rolls back, the next try starts afresh.
+ * - SQLITE_BUSY and its extended codes: another connection (the CLI, a backup, a second process) held the write lock
+ *   past busy_timeout (5 s).
+ * - SQLITE_CANTOPEN and its extended codes: a file SQLite needed (the WAL, its shared-memory index, a temporary file)
+ *   could not be opened, e.g. when the process is out of file descriptors.
+ * - SQLITE_NOMEM: memory ran out for that statement.
+ * Not here, so still a 500 that alerts: SQLITE_CORRUPT and SQLITE_NOTADB (the file is damaged: retrying cannot help),
+ * SQLITE_READONLY (the database or its volume was made read-only: it needs the operator, not time), SQLITE_LOCKED (a
+ * conflict within Kassa's own connection, a bug), SQLITE_CONSTRAINT and the other statement errors.
+ */
+const TRANSIENT_SQLITE_CODE = /^SQLITE_(FULL|NOMEM|(IOERR|BUSY|CANTOPEN)(_[A-Z_]+)?)$/;
+
+/** Whether an error is an SQLite condition of the environment that may clear by itself (TRANSIENT_SQLITE_CODE). */
+export function isTransientSqliteFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && TRANSIENT_SQLITE_CODE.test(code);
+}
+
+/**
+ * Whether an error means the database cannot serve the request now, though the request itself is fine: it is answered
+ * 503 DATABASE_UNAVAILABLE (the token endpoint: 503 `temporarily_unavailable`) and may be retried as is.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof KassaError) return error.code === 'DATABASE_UNAVAILABLE';
+  return isDatabaseConnectionFailure(error) || isTransientSqliteFailure(error);
 }

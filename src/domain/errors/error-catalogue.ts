@@ -53,7 +53,7 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: { title: 'Too many requests', retryable: true },
   SERVICE_UNAVAILABLE: { title: 'The service is temporarily unavailable', retryable: true },
-  DATABASE_UNAVAILABLE: { title: 'The database is unreachable; retry later', retryable: true },
+  DATABASE_UNAVAILABLE: { title: 'The database is unavailable; retry later', retryable: true },
   INTERNAL_ERROR: { title: 'Internal error', retryable: true },
 } as const satisfies Record<string, { title: string; retryable: boolean }>;
 

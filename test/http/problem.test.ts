@@ -1,0 +1,58 @@
+import SQLite from 'better-sqlite3';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { problemErrorHandler } from '../../src/http/problem.js';
+
+/** The error handler over one route that throws `error`. */
+async function answerTo(error: Error) {
+  const app = Fastify({ logger: false });
+  app.setErrorHandler(problemErrorHandler);
+  app.get('/', async () => {
+    throw error;
+  });
+  const res = await app.inject({ method: 'GET', url: '/' });
+  await app.close();
+  return res;
+}
+
+describe('database errors in the problem error handler', () => {
+  it.each([
+    'SQLITE_FULL',
+    'SQLITE_IOERR',
+    'SQLITE_IOERR_WRITE',
+    'SQLITE_IOERR_FSYNC',
+    'SQLITE_BUSY',
+    'SQLITE_BUSY_SNAPSHOT',
+    'SQLITE_CANTOPEN',
+    'SQLITE_NOMEM',
+  ])('SQLite %s (the request may succeed later) is 503 DATABASE_UNAVAILABLE with Retry-After', async (code) => {
+    const res = await answerTo(new SQLite.SqliteError('database or disk is full', code));
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE', status: 503, responseCode: '40000503' });
+  });
+
+  it.each([
+    'SQLITE_CORRUPT',
+    'SQLITE_NOTADB',
+    'SQLITE_READONLY',
+    'SQLITE_LOCKED',
+    'SQLITE_CONSTRAINT_UNIQUE',
+    'SQLITE_ERROR',
+  ])('SQLite %s (retrying cannot help) stays 500 INTERNAL_ERROR', async (code) => {
+    const res = await answerTo(new SQLite.SqliteError('no', code));
+    expect(res.statusCode).toBe(500);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.json()).toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
+
+  it('a lost PostgreSQL connection is 503 DATABASE_UNAVAILABLE with Retry-After', async () => {
+    const res = await answerTo(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    );
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+  });
+});
