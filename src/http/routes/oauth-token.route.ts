@@ -5,6 +5,7 @@ import type { MerchantService } from '../../domain/merchants/merchant-service.js
 import type { AccessTokens } from '../auth/access-tokens.js';
 import { parseBasicAuthorization } from '../auth/basic-credentials.js';
 import type { AuthFailureLimit } from '../auth/failure-limit.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../problem.js';
 
 /**
  * Token endpoint limit per client IP, requests per minute. Failed client authentications are limited per client_id
@@ -12,7 +13,17 @@ import type { AuthFailureLimit } from '../auth/failure-limit.js';
  */
 export const TOKEN_RATE_LIMIT = { perIp: 60, timeWindow: '1 minute' } as const;
 
-type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_grant';
+/**
+ * RFC 6749 §5.2's codes, plus `temporarily_unavailable` and `server_error`, which RFC 6749 §4.1.2.1 defines for the
+ * authorization endpoint and OAuth servers answer at the token endpoint too (a 503 or 500 the client may retry).
+ */
+type OAuthError =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'unsupported_grant_type'
+  | 'invalid_grant'
+  | 'temporarily_unavailable'
+  | 'server_error';
 
 /** RFC 6749 §5.2 error answer, never cached. */
 function oauthError(reply: FastifyReply, status: number, error: OAuthError | 'too_many_requests', description: string) {
@@ -67,7 +78,9 @@ export async function oauthTokenRoute(
           },
         },
       },
-      errorHandler: (error, _request, reply) => {
+      // The route answers in RFC 6749 form, not problem+json. Only errors of the request itself are a 400: a client
+      // takes a 400 as final, so a database outage (503) or a fault of Kassa's (500) must not look like one.
+      errorHandler: (error, request, reply) => {
         if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.code === 'UNSUPPORTED_MEDIA_TYPE') {
           return oauthError(reply, 400, 'invalid_request', 'content-type must be application/x-www-form-urlencoded');
         }
@@ -75,13 +88,22 @@ export async function oauthTokenRoute(
         if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
           return oauthError(reply, 413, 'invalid_request', 'the request body is too large');
         }
-        const field = error.validation?.[0]?.instancePath.slice(1);
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          field ? `${field} must be given once, as a string` : 'malformed request body',
-        );
+        if (isDatabaseUnavailable(error)) {
+          request.log.warn({ err: error }, 'database unavailable');
+          reply.header('retry-after', RETRY_AFTER_SECONDS.DATABASE_UNAVAILABLE);
+          return oauthError(reply, 503, 'temporarily_unavailable', 'the database is unavailable; retry later');
+        }
+        if (error.validation || error instanceof SyntaxError || (error.statusCode ?? 500) < 500) {
+          const field = error.validation?.[0]?.instancePath.slice(1);
+          return oauthError(
+            reply,
+            400,
+            'invalid_request',
+            field ? `${field} must be given once, as a string` : 'malformed request body',
+          );
+        }
+        request.log.error({ err: error }, 'unhandled error');
+        return oauthError(reply, 500, 'server_error', `internal error; quote requestId ${request.id}`);
       },
     },
     async (request, reply) => {
