@@ -379,6 +379,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     bodyLimit: BODY_LIMIT,
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
+    // A request arriving while Kassa closes is refused by server/lifecycle.ts as problem+json (503 SERVICE_UNAVAILABLE,
+    // `connection: close`), not by Fastify's own plain-JSON 503.
+    return503OnClosing: false,
     // Behind KASSA_TLS=proxy, request.ip is the right-most X-Forwarded-For entry not added by one of the
     // KASSA_TRUSTED_PROXIES trusted hops; the left-most entries are whatever the client wrote (per-IP limits).
     trustProxy: (_address: string, hop: number) => config.tls.mode === 'proxy' && hop < config.trustedProxies,

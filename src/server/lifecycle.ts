@@ -29,6 +29,10 @@ export interface Lifecycle {
  * Counted until the handler has answered (onSend), not until the socket closes: a client that aborts leaves its
  * handler running, and that handler must still find the database open. Once closing, a request arriving on a
  * kept-alive connection gets 503 and `connection: close`, never the database.
+ *
+ * The Fastify instance must be built with `return503OnClosing: false`: Fastify's own 503 while it closes is
+ * `application/json` in its own shape, and every API error is problem+json (DESIGN.md §4). Closing begins with
+ * `beginClosing()` or, when `app.close()` is called alone, with Fastify's preClose, so the refusal holds either way.
  */
 export function trackRequests(app: FastifyInstance): Lifecycle {
   // The requests themselves, not their ids: a Set of objects hashes by identity, a Set of strings hashes each new id.
@@ -53,6 +57,10 @@ export function trackRequests(app: FastifyInstance): Lifecycle {
   });
   app.addHook('onResponse', (request, _reply, done) => {
     inFlight.delete(request);
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    closing = true;
     done();
   });
   return {
