@@ -70,6 +70,22 @@ describe('compose.yaml (docs/operations.md)', () => {
     },
   );
 
+  // docs/operations.md, "Connections": nodes × KASSA_WORKERS × 10 pooled connections (11 with LISTEN), plus room for
+  // `kassa` commands, backups and monitoring. `auto` would scale with the host's cores past max_connections.
+  it("the nodes' connection pools fit PostgreSQL's max_connections with room to spare, on any host", () => {
+    const command = (compose.services.postgres as { command?: string[] }).command ?? [];
+    const maxConnections = Number(
+      command.find((arg) => arg.startsWith('max_connections='))?.slice('max_connections='.length) ?? 100,
+    );
+    let pooled = 0;
+    for (const [, node] of kassaNodes) {
+      const workers = node.environment?.KASSA_WORKERS ?? '1';
+      expect(workers).toMatch(/^\d+$/);
+      pooled += Number(workers) * (node.environment?.KASSA_POSTGRES_LISTEN === 'on' ? 11 : 10);
+    }
+    expect(pooled).toBeLessThanOrEqual(maxConnections - 20);
+  });
+
   it('every node gets the same secrets, and compose refuses to start without them', () => {
     const secrets = kassaNodes.map(([, s]) =>
       ['KASSA_TOKEN_SECRET', 'KASSA_DATA_KEY', 'KASSA_ADMIN_TOKEN', 'DATABASE_URL'].map((k) => s.environment?.[k]),
