@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
-import { buildServices, openDatabase, type Services } from '../app.js';
+import { buildServices, type Services } from '../app.js';
 import { type Config, ConfigError, describeConfig, loadConfig } from '../config/config.js';
-import { loadRuntimeSecrets } from '../config/data-dir.js';
+import { loadRuntimeSecrets, type RuntimeSecrets } from '../config/data-dir.js';
 import { KassaError } from '../domain/errors/error-catalogue.js';
 import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from '../domain/surcharge/fee-rule-text.js';
 import type { FeeRule } from '../domain/surcharge/surcharge-settings.js';
@@ -10,6 +10,8 @@ import { buildOpenApiDocument } from '../server/openapi-document.js';
 import { serve } from '../server/serve.js';
 import { migrateTo, migrateToLatest } from '../storage/create-db.js';
 import { migrations } from '../storage/migrations/index.js';
+import { CliError } from './cli-failure.js';
+import { openForCommand, openForMigration } from './command-database.js';
 
 let environment: Record<string, string | undefined> = {};
 
@@ -25,15 +27,30 @@ function readConfig(): Config {
   }
 }
 
-/** Opens the database and builds the services for a one-shot CLI command, then closes. */
+/**
+ * Opens the database (without migrating it: openForCommand) and builds the services for a one-shot CLI command, then
+ * closes.
+ */
 async function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
   const config = readConfig();
-  const db = await openDatabase(config);
+  const db = await openForCommand(config);
   try {
-    const secrets = await loadRuntimeSecrets(config, { tls: false });
+    const secrets = await loadSecrets(config);
     return await work(buildServices(config, db, secrets));
   } finally {
     await db.close();
+  }
+}
+
+/** The data dir's secrets; a data dir that cannot be created or read is named (KASSA_DATA_DIR) instead of traced. */
+async function loadSecrets(config: Config): Promise<RuntimeSecrets> {
+  try {
+    return await loadRuntimeSecrets(config, { tls: false });
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new CliError(`cannot use the data dir ${config.dataDir} (KASSA_DATA_DIR): ${(error as Error).message}`, 1, {
+      cause: error,
+    });
   }
 }
 
@@ -60,7 +77,7 @@ program
     const target = options.to;
     if (target === undefined) {
       let applied: string[] = [];
-      const db = await openDatabase(config, undefined, async (opened) => {
+      const db = await openForMigration(config, async (opened) => {
         applied = await migrateToLatest(opened);
       });
       await db.close();
@@ -73,7 +90,7 @@ program
       process.exit(2);
     }
     let steps: { name: string; direction: 'Up' | 'Down' }[] = [];
-    const db = await openDatabase(config, undefined, async (opened) => {
+    const db = await openForMigration(config, async (opened) => {
       steps = await migrateTo(opened, target);
     });
     await db.close();
@@ -133,8 +150,8 @@ merchant
   .description('change a merchant setting')
   .argument('<merchantId>')
   .option('--webhook-url <url>', 'default notification URL ("" clears it)')
-  .action(async (merchantId: string, opts) => {
-    if (opts.webhookUrl === undefined) throw new InvalidArgumentError('nothing to set: give --webhook-url');
+  .action(async (merchantId: string, opts, command: Command) => {
+    if (opts.webhookUrl === undefined) command.error('error: nothing to set: give --webhook-url');
     await withServices((s) => s.merchants.setWebhookUrl(merchantId, opts.webhookUrl || undefined));
     console.log(`merchant ${merchantId} updated`);
   });

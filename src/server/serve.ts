@@ -30,8 +30,53 @@ async function startKassa(config: Config): Promise<Kassa> {
   try {
     return await buildApp(config);
   } catch (error) {
-    console.error(`Kassa could not start: ${(error as Error).message}`);
-    process.exit(1);
+    return couldNotStart(describeStartError(error, config));
+  }
+}
+
+/** Prints why Kassa did not start as one line on stderr (no stack trace: the operator acts on the setting named). */
+function couldNotStart(reason: string): never {
+  console.error(`Kassa could not start: ${reason}`);
+  process.exit(1);
+}
+
+/** An error of start-up, with the setting behind it where one is (the data dir when it cannot be created). */
+function describeStartError(error: unknown, config: Config): string {
+  const e = error as NodeJS.ErrnoException;
+  const message = e instanceof Error ? e.message : String(error);
+  if (typeof e?.path === 'string' && e.path.startsWith(config.dataDir)) return `${message} (KASSA_DATA_DIR)`;
+  return message;
+}
+
+/**
+ * Listens on KASSA_HOST:KASSA_PORT; a port taken or not allowed, or a host that is not this machine's, stops the
+ * process with a line naming the setting instead of the listen error's stack trace.
+ */
+async function listen(kassa: Kassa, config: Config): Promise<void> {
+  try {
+    await kassa.app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    couldNotStart(describeListenError(error, config));
+  }
+}
+
+/** The operator's reading of a listen error (Node's `listen` and `getaddrinfo` codes). */
+export function describeListenError(error: unknown, config: Pick<Config, 'host' | 'port'>): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${config.port} is already in use (KASSA_PORT)`;
+    case 'EACCES':
+      return `port ${config.port} needs privileges this user does not have (KASSA_PORT; ports below 1024 need root or CAP_NET_BIND_SERVICE)`;
+    case 'EADDRNOTAVAIL':
+      return `${config.host} is not an address of this machine (KASSA_HOST)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+    case 'EAI_FAIL':
+      return `the host name ${config.host} does not resolve (KASSA_HOST)`;
+    default:
+      return `cannot listen on ${config.host}:${config.port} (KASSA_HOST, KASSA_PORT): ${(error as Error)?.message ?? String(error)}`;
   }
 }
 
@@ -69,9 +114,10 @@ function banner(config: Config, demoCheckout: string | undefined, generatedCert:
 async function serveSingle(config: Config): Promise<void> {
   const kassa = await startKassa(config);
   const { app, services } = kassa;
+  // Listening first: a port already taken stops the start before the demo's key, shown only once, is printed.
+  await listen(kassa, config);
   const demoCredentials = await ensureDemoMerchant(services, config);
   if (demoCredentials) console.log(demoCredentials);
-  await app.listen({ host: config.host, port: config.port });
   const demoCheckout = await createDemoCheckout(services, kassa.links, config);
   console.log(banner(config, demoCheckout, kassa.secrets.tls?.generated === true));
   onShutdownSignals(async (signal) => {
@@ -83,7 +129,7 @@ async function serveSingle(config: Config): Promise<void> {
 /** A worker: a whole Kassa accepting on the port the primary shares; silent but for its logs. */
 async function serveWorker(config: Config): Promise<void> {
   const kassa = await startKassa(config);
-  await kassa.app.listen({ host: config.host, port: config.port });
+  await listen(kassa, config);
   onShutdownSignals(async (signal) => {
     kassa.app.log.info({ signal, worker: cluster.worker?.id }, 'worker shutting down: draining in-flight requests');
     await kassa.close({ graceMs: SHUTDOWN_GRACE_MS });
@@ -111,8 +157,7 @@ async function servePrimary(config: Config): Promise<void> {
       await db.close();
     }
   } catch (error) {
-    console.error(`Kassa could not start: ${(error as Error).message}`);
-    process.exit(1);
+    couldNotStart(describeStartError(error, config));
   }
 
   let stopping = false;
