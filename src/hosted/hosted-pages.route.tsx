@@ -10,6 +10,7 @@ import type { Payment } from '../domain/payments/payment.js';
 import { mayRetryInSession, returnUrlOf } from '../domain/payments/return-url.js';
 import type { Clock } from '../domain/ports/clock.js';
 import { isHexId } from '../domain/ports/id-generator.js';
+import { reviewDigest } from '../domain/surcharge/surcharge-consent.js';
 import { browserInfoOf } from './browser-info.js';
 import { formFields, pathParam } from './form-fields.js';
 import { type Language, MESSAGES, pickLanguage } from './i18n.js';
@@ -245,8 +246,20 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   };
 
   /**
+   * Where the browser goes for a payment that no longer waits for its card (isWaitingForCard): while its 3-D Secure
+   * is open, back to Kassa's page of that step (the 3DS Method, the open challenge, the waiting page) — the hosted
+   * link, Back and a second tab resume it, and never take a new card; once final, on to where it ended (`finished`).
+   */
+  const movedOn = async (request: FastifyRequest, reply: FastifyReply, payment: Payment) => {
+    const resume = payment.status === 'PENDING' ? await hosted.threeDSPageOf(payment) : undefined;
+    if (resume !== undefined) return reply.redirect(resume, 303);
+    return finished(request, reply, payment);
+  };
+
+  /**
    * The checks of every payment page: the signed link (`t` from the query, or the form), the CSRF token of a form,
-   * and — unless `waiting` is false — that the payment still waits for the cardholder (else on to where it ended).
+   * and — unless `waiting` is false — that the payment still waits for its card (isWaitingForCard: PENDING 60040001),
+   * else on to its current step or where it ended (`movedOn`).
    * @returns the payment, its merchant, the link token and the page language; undefined when it has answered.
    */
   const gate = async (request: FastifyRequest, reply: FastifyReply, how: { form: boolean; waiting?: boolean }) => {
@@ -258,8 +271,8 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       await message(reply, languageOf(request), 'linkInvalid', 403);
       return undefined;
     }
-    if (how.waiting !== false && (ctx.payment.status !== 'PENDING' || ctx.payment.threeDS)) {
-      await finished(request, reply, ctx.payment);
+    if (how.waiting !== false && !isWaitingForCard(ctx.payment)) {
+      await movedOn(request, reply, ctx.payment);
       return undefined;
     }
     return { ...ctx, t, lang: languageOf(request, ctx.payment.language) };
@@ -397,6 +410,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       securityCode: form.securityCode ?? '',
       cardholderName: form.cardholderName,
     });
+    if (!result.ok && result.notWaiting) {
+      // Pay was pressed meanwhile (another tab): the confirmed card stays; show where the payment is now.
+      if (isWaitingForCard(result.payment)) return reply.redirect(paymentUrl(g.payment.payId, g.t, '/review'), 303);
+      return movedOn(request, reply, result.payment);
+    }
     if (!result.ok) {
       const values = { expiry: form.expiry, cardholderName: form.cardholderName };
       return renderCardStep(
@@ -421,6 +439,10 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     }
     const prefix = (body.bin ?? '').replace(/\D/g, '').slice(0, 8);
     const { payment, merchant } = await hosted.paymentForPage(payId);
+    // Once Pay was pressed the card step is over: no quote for another card (the confirmed one is being paid).
+    if (!isWaitingForCard(payment) || payment.surchargeConsent !== undefined) {
+      return reply.status(409).header('cache-control', 'no-store').send({ error: 'the card step is over' });
+    }
     const quote = await hosted.quote(merchant, payment, prefix);
     const lang = languageOf(request, payment.language);
     return reply.header('cache-control', 'no-store').send({
@@ -470,6 +492,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
         changeCardHref={paymentUrl(payment.payId, t)}
         linkToken={t}
         csrf={links.csrf(payment.payId, t)}
+        reviewDigest={reviewDigest(payment)}
         notice={notice}
       />,
       notice ? 409 : 200,
@@ -490,18 +513,28 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (!g) return reply;
     if (!g.payment.card) return reply.redirect(paymentUrl(g.payment.payId, g.t), 303);
     let payment: Payment;
+    const form = formFields(request.body);
+    /** The review again with "the amounts have changed", for the card and quote now stored; nothing is authorized. */
+    const reviewAgain = async () => {
+      const { payment: current } = await hosted.paymentForPage(g.payment.payId);
+      if (!isWaitingForCard(current)) return movedOn(request, reply, current);
+      if (!current.card) return reply.redirect(paymentUrl(current.payId, g.t), 303);
+      return renderReview(reply, current, g.merchant.name, g.lang, g.t, MESSAGES[g.lang].quoteChanged);
+    };
     try {
-      const totalValue = Number(formFields(request.body).totalValue);
-      payment = await hosted.recordConsent(g.payment, { totalValue, language: g.lang });
+      payment = await hosted.recordConsent(g.payment, {
+        totalValue: Number(form.totalValue),
+        reviewDigest: form.review ?? '',
+        language: g.lang,
+      });
     } catch (error) {
-      if (error instanceof KassaError && error.code === 'QUOTE_CHANGED') {
-        return renderReview(reply, g.payment, g.merchant.name, g.lang, g.t, MESSAGES[g.lang].quoteChanged);
-      }
+      if (error instanceof KassaError && error.code === 'QUOTE_CHANGED') return reviewAgain();
       throw error;
     }
     const outcome = await hosted.confirm(g.merchant, payment, browserInfoOf(request, g.lang));
     if (outcome.kind === 'REDIRECT') return reply.redirect(outcome.url, 303);
     if (outcome.kind === 'CARD_GONE') return reply.redirect(paymentUrl(payment.payId, g.t), 303);
+    if (outcome.kind === 'CARD_CHANGED') return reviewAgain();
     return finished(request, reply, outcome.payment);
   });
 

@@ -10,8 +10,9 @@ import { checkCurrency } from '../merchants/merchant-service.js';
 import type { BinRecord } from '../ports/bin-table.js';
 import type { CheckoutSession, SessionStatus } from '../sessions/checkout-session.js';
 import type { SurchargeDecision } from '../surcharge/decide-surcharge.js';
+import { type ConsentedCard, consentCovers, reviewDigest } from '../surcharge/surcharge-consent.js';
 import { authorizeAtAcquirer } from './authorize-payment.js';
-import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
+import { cardFingerprint, detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import { type CardTestingRefusal, type CardVelocityGuard, VELOCITY_LIMITED_CODE } from './card-testing.js';
 import {
   type CreateSessionCommand,
@@ -38,7 +39,7 @@ import {
 import type { Payment, SurchargeConsent } from './payment.js';
 import { linkTtlMs, type PaymentServiceDeps } from './payment-deps.js';
 import type { BrowserInfo, CardInput, CreatePaymentCommand } from './payment-request.js';
-import { startBrowserAuthentication } from './three-ds-browser-steps.js';
+import { startBrowserAuthentication, threeDSResumeHrefOf } from './three-ds-browser-steps.js';
 
 /**
  * What the hosted flows need: the payment operations' deps (the card vault holds the typed card, encrypted, from the
@@ -55,11 +56,15 @@ export {
   isWaitingForCard,
 } from './hosted-pending-payment.js';
 
-/** What happens after the cardholder confirmed: the 3-D Secure page to go to, or the ended payment. */
+/**
+ * What happens after the cardholder confirmed: the 3-D Secure page to go to, or the ended payment; CARD_GONE when the
+ * vaulted card expired (type it again), CARD_CHANGED when the vaulted card is not the one consented to (review again).
+ */
 export type ConfirmOutcome =
   | { kind: 'REDIRECT'; url: string }
   | { kind: 'ENDED'; payment: Payment }
-  | { kind: 'CARD_GONE' };
+  | { kind: 'CARD_GONE' }
+  | { kind: 'CARD_CHANGED' };
 
 /** A surcharge quote for a card on a hosted payment: the binding amounts the review step shows (minor units). */
 export interface SurchargeQuote {
@@ -189,13 +194,19 @@ export class HostedPaymentService {
    * place a hosted card is normalised (spaces and dashes dropped, name trimmed) and validated; its BIN is looked up
    * once. The card is vaulted here, once, for as long as the card step's link and the 3-D Secure pages after it may
    * take (HOSTED_LINK_TTL_SECONDS + the 3-D Secure link lifetime); every end of the payment deletes it earlier.
-   * @returns the field errors, or the updated payment and its quote.
+   * A payment that no longer waits for its card (isWaitingForCard), or whose cardholder has pressed Pay already, keeps
+   * its card and quote: `notWaiting` with the payment as it is.
+   * @returns the field errors, `notWaiting`, or the updated payment and its quote.
    */
   async takeCard(
     merchant: Merchant,
     payment: Payment,
     card: CardInput,
-  ): Promise<{ ok: false; errors: FieldError[] } | { ok: true; payment: Payment; quote: SurchargeQuote }> {
+  ): Promise<
+    | { ok: false; errors: FieldError[]; notWaiting?: undefined }
+    | { ok: false; errors: []; notWaiting: true; payment: Payment }
+    | { ok: true; payment: Payment; quote: SurchargeQuote }
+  > {
     const errors: FieldError[] = [];
     const number = card.number.replace(/[\s-]/g, '');
     const bin = this.deps.bins.lookup(number);
@@ -214,14 +225,25 @@ export class HostedPaymentService {
 
     const quote = await this.quoteFor(merchant, payment, bin, number);
     const cardholderName = card.cardholderName?.trim() || undefined;
-    const updated: Payment = {
-      ...payment,
-      card: summarizeCard({ ...card, number, cardholderName }, brand, bin, this.deps.dataKey),
-      surcharge: { status: quote.decision.status, reason: quote.decision.reason, value: quote.decision.value },
-      surchargeConsent: undefined,
-      updatedAt: this.deps.clock.now(),
-    };
-    await this.deps.store.payments.update(updated);
+    // Under the payment's row lock, and only while it still waits for its card with no consent given: once the
+    // cardholder pressed Pay (another tab), the confirmed card and quote are never replaced (money guard).
+    const taken = await this.deps.store.transaction(async (tx) => {
+      const current = await tx.payments.findByPayIdForUpdate(payment.merchantId, payment.payId);
+      if (!current || !isWaitingForCard(current) || current.surchargeConsent !== undefined) {
+        return { ok: false as const, current: current ?? payment };
+      }
+      const updated: Payment = {
+        ...current,
+        card: summarizeCard({ ...card, number, cardholderName }, brand, bin, this.deps.dataKey),
+        surcharge: { status: quote.decision.status, reason: quote.decision.reason, value: quote.decision.value },
+        surchargeConsent: undefined,
+        updatedAt: this.deps.clock.now(),
+      };
+      await tx.payments.update(updated);
+      return { ok: true as const, updated };
+    });
+    if (!taken.ok) return { ok: false, errors: [], notWaiting: true, payment: taken.current };
+    const { updated } = taken;
     await this.deps.cardVault.put(
       payment.payId,
       { ...card, number, securityCode, cardholderName },
@@ -231,24 +253,53 @@ export class HostedPaymentService {
   }
 
   /**
-   * Records the cardholder's consent to the amounts the review step showed (DESIGN.md §7). The amounts must be the
-   * stored quote's: a stale page (the card changed in another tab) is refused.
-   * @throws KassaError QUOTE_CHANGED when `shown` differs from the stored quote.
+   * Records the cardholder's consent to the amounts and the card the review step showed (DESIGN.md §7), under the
+   * payment's row lock. `reviewDigest` is the review form's (surcharge-consent.ts reviewDigest): it names the card and
+   * amounts shown, so a review left open while the card changed in another tab is refused even when the total is the
+   * same; `totalValue` is the total shown. The consent stored names the card (brand, last four, fingerprint) that the
+   * authorization after 3-D Secure must use.
+   * @throws KassaError QUOTE_CHANGED when what was shown is not the stored card and quote, or the payment no longer
+   * waits for its card (confirmed already, or ended).
    */
-  async recordConsent(payment: Payment, shown: { totalValue: number; language: string }): Promise<Payment> {
-    const total = payment.value + payment.surcharge.value;
-    if (shown.totalValue !== total) throw new KassaError('QUOTE_CHANGED');
-    const consent: SurchargeConsent = {
-      consentedAt: this.deps.clock.now(),
-      value: payment.value,
-      surchargeValue: payment.surcharge.value,
-      totalValue: total,
-      currency: payment.currency,
-      language: shown.language,
-    };
-    const updated = { ...payment, surchargeConsent: consent, updatedAt: this.deps.clock.now() };
-    await this.deps.store.payments.update(updated);
+  async recordConsent(
+    payment: Payment,
+    shown: { totalValue: number; reviewDigest?: string; language: string },
+  ): Promise<Payment> {
+    const updated = await this.deps.store.transaction(async (tx) => {
+      const current = await tx.payments.findByPayIdForUpdate(payment.merchantId, payment.payId);
+      if (!current || !isWaitingForCard(current) || !current.card) throw new KassaError('QUOTE_CHANGED');
+      const total = current.value + current.surcharge.value;
+      if (shown.totalValue !== total) throw new KassaError('QUOTE_CHANGED');
+      if (shown.reviewDigest !== undefined && shown.reviewDigest !== reviewDigest(current)) {
+        throw new KassaError('QUOTE_CHANGED');
+      }
+      const { brand, last4, fingerprint } = current.card;
+      const consent: SurchargeConsent & { card: ConsentedCard } = {
+        consentedAt: this.deps.clock.now(),
+        value: current.value,
+        surchargeValue: current.surcharge.value,
+        totalValue: total,
+        currency: current.currency,
+        language: shown.language,
+        card: { brand, last4, fingerprint },
+      };
+      const next: Payment = { ...current, surchargeConsent: consent, updatedAt: this.deps.clock.now() };
+      await tx.payments.update(next);
+      return next;
+    });
     return updated;
+  }
+
+  /**
+   * Takes back a consent whose card cannot be authorized (the vaulted card expired, or is not the card consented to):
+   * the cardholder types and reviews a card again. Only while the payment still waits for its card.
+   */
+  private async withdrawConsent(ref: Pick<Payment, 'merchantId' | 'payId'>): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      const current = await tx.payments.findByPayIdForUpdate(ref.merchantId, ref.payId);
+      if (!current || !isWaitingForCard(current) || current.surchargeConsent === undefined) return;
+      await tx.payments.update({ ...current, surchargeConsent: undefined, updatedAt: this.deps.clock.now() });
+    });
   }
 
   /**
@@ -259,7 +310,16 @@ export class HostedPaymentService {
    */
   async confirm(merchant: Merchant, payment: Payment, browserInfo: BrowserInfo): Promise<ConfirmOutcome> {
     const card = await this.deps.cardVault.read(payment.payId, this.deps.clock.now());
-    if (!card) return { kind: 'CARD_GONE' };
+    if (!card) {
+      await this.withdrawConsent(payment);
+      return { kind: 'CARD_GONE' };
+    }
+    // Money guard: only the card (and amounts) the cardholder confirmed goes on; a card put in the vault by another
+    // tab since is sent back to the review.
+    if (!consentCovers(payment.surchargeConsent, payment, cardFingerprint(card.number, this.deps.dataKey))) {
+      await this.withdrawConsent(payment);
+      return { kind: 'CARD_CHANGED' };
+    }
     // Card testing (issue 9 defect 5): over a velocity limit, the try ends FAILED 20040005 before 3-D Secure or the
     // acquirer learns anything of the card.
     const verdict =
@@ -288,6 +348,15 @@ export class HostedPaymentService {
     );
     if (started.status === 'PENDING' && started.redirectHref) return { kind: 'REDIRECT', url: started.redirectHref };
     return { kind: 'ENDED', payment: started };
+  }
+
+  /**
+   * Where a hosted payment that has moved on from its card step, but is still PENDING, continues in the cardholder's
+   * browser: Kassa's 3-D Secure page of its current step (the 3DS Method, the open challenge, the waiting page), so
+   * the hosted link and Back resume it instead of leaving for the shop. Undefined when nothing waits in the browser.
+   */
+  threeDSPageOf(payment: Payment): Promise<string | undefined> {
+    return threeDSResumeHrefOf(this.deps, payment);
   }
 
   /**

@@ -5,9 +5,11 @@
  */
 import type { Merchant } from '../merchants/merchant.js';
 import { isHexId } from '../ports/id-generator.js';
+import { consentCovers } from '../surcharge/surcharge-consent.js';
 import { decodeBrowserMessage, encodeBrowserMessage, readCRes } from '../threeds/browser-messages.js';
 import type { ThreeDSPhase, ThreeDSTransaction } from '../threeds/three-ds-transaction.js';
 import { type AuthenticationCommand, authenticateAndAuthorize } from './authorize-payment.js';
+import { cardFingerprint } from './card-checks.js';
 import { finishPayment } from './finish-payment.js';
 import type { Payment } from './payment.js';
 import { deviceChannelOf, uuidFromPayId } from './payment.js';
@@ -21,7 +23,8 @@ import { returnUrlOf } from './return-url.js';
  * - METHOD: run the 3DS Method: POST `threeDSMethodData` to `threeDSMethodURL` in a hidden iframe, wait at most
  *   `timeoutMs` for the callback, then open `continueUrl` (without `threeDSMethodURL`: open it at once, U);
  * - CHALLENGE: POST `creq` to `acsURL` (EMVCo browser challenge, auto-submitting form);
- * - WAITING: the result is not in yet (RReq or authorization pending); `retryUrl` re-checks;
+ * - WAITING: the result is not in yet (RReq or authorization pending); `retryUrl` re-checks; `cardholderInfo`, when
+ *   known, is the ACS's text for the cardholder (EMVCo ARes cardholderInfo, decoupled), shown on the page;
  * - FINISHED: the payment is final; send the browser to `returnUrl` (urls.return or, after a cancelled challenge,
  *   urls.cancel, with `PayId`), or show the outcome when the merchant gave no URL.
  */
@@ -36,7 +39,7 @@ export type ThreeDSBrowserStep =
       timeoutMs: number;
     }
   | { kind: 'CHALLENGE'; payment: Payment; acsURL: string; creq: string }
-  | { kind: 'WAITING'; payment: Payment; retryUrl?: string }
+  | { kind: 'WAITING'; payment: Payment; retryUrl?: string; cardholderInfo?: string }
   | { kind: 'FINISHED'; payment: Payment; returnUrl?: string };
 
 /** Phases in which a payment waits for the cardholder's browser, so its redirect link is shown. */
@@ -173,6 +176,15 @@ export async function continueAfterThreeDSMethod(
   if (card === undefined) {
     return { kind: 'FINISHED', payment: await finishPayment(deps, merchant, payment, '20010006') };
   }
+  // Money guard: a hosted payment goes to the AReq and the acquirer only with the card and amounts the cardholder
+  // confirmed on the review step (its stored consent). The card step refuses a new card once Pay was pressed; should
+  // another tab's card reach the vault regardless, it is never authorized: the payment ends before the AReq.
+  if (
+    payment.integrationType === 'HOSTED' &&
+    !consentCovers(payment.surchargeConsent, payment, cardFingerprint(card.number, deps.dataKey))
+  ) {
+    return { kind: 'FINISHED', payment: await finishPayment(deps, merchant, payment, '20010004') };
+  }
   const next = await authenticateAndAuthorize(
     deps,
     merchant,
@@ -235,6 +247,20 @@ export async function browserRedirectOf(deps: PaymentServiceDeps, payment: Payme
   if (payment.status !== 'PENDING' || deviceChannelOf(payment.channel) !== 'BROWSER') return undefined;
   const t = await deps.store.threeDSTransactions.find(payment.payId);
   if (t === undefined || !BROWSER_PHASES.includes(t.phase)) return undefined;
+  if (t.redirectExpiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
+  return deps.links.threeDSPage(t.phase === 'METHOD' ? 'method' : 'challenge', payment.payId, t.redirectNonce);
+}
+
+/**
+ * The Kassa page a PENDING browser payment continues on while its 3-D Secure is open: the 3DS Method page before the
+ * AReq, else the challenge page (which shows the open challenge, or waits for the result: decoupled, RReq pending).
+ * Undefined when the payment is not PENDING, has no 3-D Secure in the browser, or its link expired. What a hosted
+ * payment's own link resumes (docs/3ds.md: the redirect link stays the same while the challenge is open).
+ */
+export async function threeDSResumeHrefOf(deps: PaymentServiceDeps, payment: Payment): Promise<string | undefined> {
+  if (payment.status !== 'PENDING' || deviceChannelOf(payment.channel) !== 'BROWSER') return undefined;
+  const t = await deps.store.threeDSTransactions.find(payment.payId);
+  if (t === undefined || t.phase === 'DONE' || t.phase === 'APP_CHALLENGE') return undefined;
   if (t.redirectExpiresAt.getTime() <= deps.clock.now().getTime()) return undefined;
   return deps.links.threeDSPage(t.phase === 'METHOD' ? 'method' : 'challenge', payment.payId, t.redirectNonce);
 }

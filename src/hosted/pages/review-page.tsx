@@ -22,6 +22,11 @@ export function ReviewPage(props: {
   changeCardHref: string;
   linkToken: string;
   csrf: string;
+  /**
+   * surcharge-consent.ts reviewDigest of the card and amounts shown: the confirmation is for these, or refused
+   * (without it — a page rendered for its markup only — every confirmation is refused).
+   */
+  reviewDigest?: string;
   notice?: string;
 }) {
   const { t, lang } = props;
@@ -53,6 +58,7 @@ export function ReviewPage(props: {
         <input type="hidden" name="t" value={props.linkToken} />
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="totalValue" value={String(props.value + props.surchargeValue)} />
+        <input type="hidden" name="review" value={props.reviewDigest ?? ''} />
         <input type="hidden" name="javaScriptEnabled" value="false" />
         <input type="hidden" name="colorDepth" value="" />
         <input type="hidden" name="screenHeight" value="" />

@@ -1,0 +1,110 @@
+/**
+ * The cardholder's consent on the hosted review step binds the card and amounts authorized (DESIGN.md §7), over the
+ * real KyselyStore on every dialect with the simulated DS/ACS and acquirer — no HTTP in between.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Services } from '../../../src/app.js';
+import type { Merchant } from '../../../src/domain/merchants/merchant.js';
+import type { Payment } from '../../../src/domain/payments/payment.js';
+import { reviewDigest } from '../../../src/domain/surcharge/surcharge-consent.js';
+import { KyselyCardKeyring } from '../../../src/storage/card-keyring.kysely.js';
+import { KyselyCardVault } from '../../../src/storage/card-vault.kysely.js';
+import { testPan } from '../../helpers/cards.js';
+import { DIALECTS } from '../../helpers/dialects.js';
+import { SERVICE_TEST_DATA_KEY, type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
+import { browserInfo as BROWSER } from '../threeds/three-ds-fixtures.js';
+
+const VISA = testPan('40000000', '1000');
+const MASTERCARD = testPan('51000000', '1000');
+const card = (number: string) => ({ number, expiryDate: '203012', securityCode: '123' });
+
+describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
+  let h: ServiceHarness;
+  let services: Services;
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    h = await startServiceHarness(dialect, { merchantId: `consent_${dialect}` });
+    ({ services, merchant } = h);
+  });
+  afterAll(async () => h?.close());
+
+  /** A HOSTED payment of 40.00 DKK with `number` typed on its card step. */
+  const withCard = async (number: string): Promise<Payment> => {
+    const created = await services.hosted.createHostedPayment(merchant, {
+      merchantId: merchant.merchantId,
+      transId: `c-${Math.random().toString(36).slice(2)}`,
+      amount: { value: 4_000, currency: 'DKK' },
+      captureMethod: 'MANUAL',
+      integrationType: 'HOSTED',
+      channel: 'ECOM',
+      challengePreference: 'NO_PREFERENCE',
+      urls: { return: 'https://shop.example/ok' },
+    });
+    const taken = await services.hosted.takeCard(merchant, created, card(number));
+    if (!taken.ok) throw new Error('card refused');
+    return taken.payment;
+  };
+  const consent = (p: Payment) =>
+    services.hosted.recordConsent(p, {
+      totalValue: p.value + p.surcharge.value,
+      reviewDigest: reviewDigest(p),
+      language: 'en',
+    });
+
+  // Money guard: the consent names the card reviewed; the same total for another card is not consent to it.
+  it('a consent for a card that is no longer the stored one is refused with QUOTE_CHANGED, even at the same total', async () => {
+    const visa = await withCard(VISA);
+    const changed = await services.hosted.takeCard(merchant, visa, card(MASTERCARD));
+    if (!changed.ok) throw new Error('card refused');
+    expect(changed.payment.value + changed.payment.surcharge.value).toBe(visa.value + visa.surcharge.value);
+    await expect(
+      services.hosted.recordConsent(visa, { totalValue: 4_000, reviewDigest: reviewDigest(visa), language: 'en' }),
+    ).rejects.toMatchObject({ code: 'QUOTE_CHANGED' });
+    const stored = await services.payments.getByPayId(merchant.merchantId, visa.payId);
+    expect(stored.surchargeConsent).toBeUndefined();
+    const consented = await consent(changed.payment);
+    expect(consented.surchargeConsent).toMatchObject({
+      totalValue: 4_000,
+      card: { brand: 'MASTERCARD', last4: MASTERCARD.slice(-4) },
+    });
+  });
+
+  // Money guard: once Pay was pressed, the card and quote are not replaced (another tab's card step).
+  it('after Pay, takeCard keeps the confirmed card and says the payment no longer waits for a card', async () => {
+    const visa = await consent(await withCard(VISA));
+    const outcome = await services.hosted.confirm(merchant, visa, BROWSER);
+    expect(outcome.kind).toBe('REDIRECT');
+    const current = await services.payments.getByPayId(merchant.merchantId, visa.payId);
+    const again = await services.hosted.takeCard(merchant, current, card(MASTERCARD));
+    expect(again).toMatchObject({ ok: false, notWaiting: true, payment: { responseCode: '60010003' } });
+    const after = await services.payments.getByPayId(merchant.merchantId, visa.payId);
+    expect(after.card).toMatchObject({ brand: 'VISA', last4: VISA.slice(-4) });
+  });
+
+  // Money guard: should another card reach the vault after Pay, the authorization after the 3DS Method never uses it.
+  it('the AReq and authorization after the 3DS Method refuse a vaulted card other than the one consented to', async () => {
+    const visa = await consent(await withCard(VISA));
+    const outcome = await services.hosted.confirm(merchant, visa, BROWSER);
+    if (outcome.kind !== 'REDIRECT') throw new Error(`confirm: ${outcome.kind}`);
+    const vault = new KyselyCardVault(
+      h.database.db.kysely,
+      new KyselyCardKeyring(h.database.db.kysely, SERVICE_TEST_DATA_KEY),
+    );
+    await vault.put(visa.payId, card(MASTERCARD), new Date(Date.now() + 600_000));
+    const token = new URL(outcome.url).searchParams.get('token');
+    const next = await services.payments.continueAfterThreeDSMethod(visa.payId, token);
+    expect(next).toMatchObject({ kind: 'FINISHED', payment: { status: 'FAILED', responseCode: '20010004' } });
+    const final = await services.payments.getByPayId(merchant.merchantId, visa.payId);
+    expect(final.operations.filter((o) => o.type === 'AUTHORIZATION')).toEqual([]);
+  });
+
+  it('the consented card and amounts go on to authorization', async () => {
+    const visa = await consent(await withCard(VISA));
+    const outcome = await services.hosted.confirm(merchant, visa, BROWSER);
+    if (outcome.kind !== 'REDIRECT') throw new Error(`confirm: ${outcome.kind}`);
+    const token = new URL(outcome.url).searchParams.get('token');
+    const next = await services.payments.continueAfterThreeDSMethod(visa.payId, token);
+    expect(next).toMatchObject({ kind: 'FINISHED', payment: { status: 'AUTHORIZED' } });
+  });
+});
