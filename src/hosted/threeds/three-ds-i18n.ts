@@ -20,6 +20,8 @@ const en = {
   methodFrameTitle: 'Card check by your bank',
   continueToBank: 'Continue to your bank',
   checkAgain: 'Check again',
+  waitingDone: 'Your bank has answered. Continuing…',
+  cardholderInfo: 'Message from your bank',
   returnToShop: 'Return to the shop',
 };
 
@@ -44,6 +46,8 @@ const da: ThreeDSMessages = {
   methodFrameTitle: 'Kortkontrol fra din bank',
   continueToBank: 'Fortsæt til din bank',
   checkAgain: 'Tjek igen',
+  waitingDone: 'Din bank har svaret. Du sendes videre…',
+  cardholderInfo: 'Besked fra din bank',
   returnToShop: 'Tilbage til butikken',
 };
 
@@ -66,6 +70,8 @@ const fi: ThreeDSMessages = {
   methodFrameTitle: 'Pankkisi korttitarkistus',
   continueToBank: 'Jatka pankkiisi',
   checkAgain: 'Tarkista uudelleen',
+  waitingDone: 'Pankkisi on vastannut. Jatketaan…',
+  cardholderInfo: 'Viesti pankiltasi',
   returnToShop: 'Takaisin kauppaan',
 };
 
@@ -88,6 +94,8 @@ const nb: ThreeDSMessages = {
   methodFrameTitle: 'Kortkontroll fra banken din',
   continueToBank: 'Fortsett til banken din',
   checkAgain: 'Sjekk igjen',
+  waitingDone: 'Banken din har svart. Går videre …',
+  cardholderInfo: 'Melding fra banken din',
   returnToShop: 'Tilbake til butikken',
 };
 
@@ -110,6 +118,8 @@ const sv: ThreeDSMessages = {
   methodFrameTitle: 'Kortkontroll från din bank',
   continueToBank: 'Fortsätt till din bank',
   checkAgain: 'Kontrollera igen',
+  waitingDone: 'Din bank har svarat. Fortsätter …',
+  cardholderInfo: 'Meddelande från din bank',
   returnToShop: 'Tillbaka till butiken',
 };
 
@@ -133,6 +143,8 @@ const de: ThreeDSMessages = {
   methodFrameTitle: 'Kartenprüfung durch Ihre Bank',
   continueToBank: 'Weiter zu Ihrer Bank',
   checkAgain: 'Erneut prüfen',
+  waitingDone: 'Ihre Bank hat geantwortet. Es geht weiter …',
+  cardholderInfo: 'Nachricht Ihrer Bank',
   returnToShop: 'Zurück zum Shop',
 };
 
@@ -155,6 +167,8 @@ const fr: ThreeDSMessages = {
   methodFrameTitle: 'Vérification de la carte par votre banque',
   continueToBank: 'Continuer vers votre banque',
   checkAgain: 'Vérifier à nouveau',
+  waitingDone: 'Votre banque a répondu. Poursuite en cours…',
+  cardholderInfo: 'Message de votre banque',
   returnToShop: 'Retour à la boutique',
 };
 

@@ -23,6 +23,19 @@ window.addEventListener('message',function(e){if(e.origin===location.origin&&e.d
 setTimeout(go,Number(d.timeout));
 var f=document.getElementById('method');if(f)f.submit();else go();
 })();`;
+/**
+ * The response header naming the browser step a 3-D Secure page shows (ThreeDSBrowserStep kind): the waiting page's
+ * script polls its retry URL and moves on once the step is no longer WAITING.
+ */
+export const THREE_DS_STEP_HEADER = 'x-kassa-3ds-step';
+const WAITING_SCRIPT = `(function(){
+var d=document.body.dataset,s=document.getElementById('waiting-status');
+function go(){if(s)s.textContent=d.done;location.replace(d.next);}
+function check(){fetch(d.next,{cache:'no-store',credentials:'same-origin'}).then(function(r){
+if(r.ok&&r.headers.get(${JSON.stringify(THREE_DS_STEP_HEADER)})==='WAITING')setTimeout(check,2000);else go();
+},function(){setTimeout(check,5000);});}
+setTimeout(check,2000);
+})();`;
 const NOTIFY_PARENT = `parent.postMessage(${JSON.stringify(METHOD_COMPLETE_MESSAGE)},location.origin);`;
 
 /**
@@ -95,22 +108,45 @@ export function ChallengeRedirectPage(props: { nonce: string; lang: Language; ac
   );
 }
 
-/** The result is not in yet: re-checks `retryUrl` every 2 seconds (meta refresh; no script needed). */
-export function WaitingPage(props: { nonce: string; lang: Language; retryUrl?: string }): VNode {
+/**
+ * The result is not in yet. With JavaScript, WAITING_SCRIPT fetches `retryUrl` every 2 seconds and opens it once its
+ * step is no longer WAITING (THREE_DS_STEP_HEADER), saying so in the live status first; no meta refresh (WCAG 2.2.1,
+ * axe `meta-refresh`: a timed reload the user cannot stop). Without JavaScript, a Check again link. `cardholderInfo`:
+ * the issuer's text of a decoupled ARes (EMV 3DS: the requestor shows it to the cardholder), shown as plain text.
+ */
+export function WaitingPage(props: {
+  nonce: string;
+  lang: Language;
+  retryUrl?: string;
+  cardholderInfo?: string;
+}): VNode {
   const t = THREE_DS_MESSAGES[props.lang];
   return (
     <Layout
       lang={props.lang}
       title={t.waitingTitle}
       nonce={props.nonce}
-      head={props.retryUrl && <meta http-equiv="refresh" content={`2;url=${props.retryUrl}`} />}
+      {...(props.retryUrl !== undefined && {
+        inlineScript: WAITING_SCRIPT,
+        data: { next: props.retryUrl, done: t.waitingDone },
+      })}
     >
       <h1>{t.waitingTitle}</h1>
-      <p role="status">{t.waitingStatus}</p>
+      {props.cardholderInfo !== undefined && props.cardholderInfo !== '' && (
+        <section aria-labelledby="cardholder-info-title">
+          <h2 id="cardholder-info-title">{t.cardholderInfo}</h2>
+          <p data-testid="cardholder-info">{props.cardholderInfo}</p>
+        </section>
+      )}
+      <p id="waiting-status" role="status" aria-live="polite">
+        {t.waitingStatus}
+      </p>
       {props.retryUrl && (
-        <a class="button" href={props.retryUrl}>
-          {t.checkAgain}
-        </a>
+        <noscript>
+          <a class="button" href={props.retryUrl}>
+            {t.checkAgain}
+          </a>
+        </noscript>
       )}
     </Layout>
   );

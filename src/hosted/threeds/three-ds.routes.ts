@@ -16,6 +16,7 @@ import {
   InvalidLinkPage,
   MethodNotificationPage,
   MethodPage,
+  THREE_DS_STEP_HEADER,
   WaitingPage,
 } from './three-ds-pages.js';
 
@@ -40,6 +41,7 @@ type Form = Record<string, string | undefined>;
  */
 export function sendThreeDSStep(request: FastifyRequest, reply: FastifyReply, step: ThreeDSBrowserStep): FastifyReply {
   const nonce = newNonce();
+  reply.header(THREE_DS_STEP_HEADER, step.kind);
   const lang = pickLanguage(
     step.kind === 'INVALID_LINK' ? undefined : step.payment.language,
     request.headers['accept-language'],
@@ -71,7 +73,13 @@ export function sendThreeDSStep(request: FastifyRequest, reply: FastifyReply, st
       });
     }
     case 'WAITING':
-      return sendPage(reply, WaitingPage({ nonce, lang, retryUrl: step.retryUrl }), nonce);
+      // connect-src 'self': the page's script polls its retry URL (the same step's page) for a change of step.
+      return sendPage(
+        reply,
+        WaitingPage({ nonce, lang, retryUrl: step.retryUrl, cardholderInfo: step.cardholderInfo }),
+        nonce,
+        { connectSelf: true },
+      );
     case 'FINISHED': {
       const succeeded = step.payment.status === 'AUTHORIZED' || step.payment.status === 'OK';
       return sendPage(reply, FinishedPage({ nonce, lang, succeeded, returnUrl: step.returnUrl }), nonce);
