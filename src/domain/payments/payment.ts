@@ -156,6 +156,11 @@ export interface ThreeDSResult {
   dsTransID?: string;
   /** Y/A give the merchant liability shift; U/I do not. */
   liabilityShift: boolean;
+  /**
+   * The ARes's `cardholderInfo` (EMV 3DS: issuer text the 3DS Requestor must show the cardholder, e.g. how to approve
+   * a decoupled authentication); Kassa's hosted waiting page shows it.
+   */
+  cardholderInfo?: string;
 }
 
 /** One operation on a payment, identified by its xId. Values in minor units. */

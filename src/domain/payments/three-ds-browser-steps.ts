@@ -295,5 +295,10 @@ function currentStep(deps: PaymentServiceDeps, t: ThreeDSTransaction, payment: P
       timeoutMs: deps.threeDSMethodTimeoutMs ?? THREE_DS_METHOD_TIMEOUT_MS,
     };
   }
-  return { kind: 'WAITING', payment, retryUrl: deps.links.threeDSPage('challenge', t.payId, t.redirectNonce) };
+  return {
+    kind: 'WAITING',
+    payment,
+    retryUrl: deps.links.threeDSPage('challenge', t.payId, t.redirectNonce),
+    ...(payment.threeDS?.cardholderInfo !== undefined && { cardholderInfo: payment.threeDS.cardholderInfo }),
+  };
 }

@@ -543,5 +543,6 @@ export function threeDSResultFromARes(ares: AuthenticationResponseMessage): Thre
   if (ares.transStatusReason !== undefined) result.transStatusReason = ares.transStatusReason;
   if (ares.eci !== undefined) result.eci = ares.eci;
   if (ares.authenticationValue !== undefined) result.authenticationValue = ares.authenticationValue;
+  if (ares.cardholderInfo !== undefined) result.cardholderInfo = ares.cardholderInfo;
   return result;
 }

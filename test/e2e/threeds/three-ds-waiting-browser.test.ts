@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIMULATOR_DECOUPLED_CARDHOLDER_INFO } from '../../../src/integrations/threeds-simulator/simulator-directory-server.js';
 import { BROWSER_INFO, directPayment, testPan } from '../../helpers/cards.js';
 import { CHROMIUM, haveChromium, launchChromium } from '../../helpers/chromium.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
@@ -74,6 +75,8 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
       ).toEqual([]);
       expect(await page.locator('meta[http-equiv="refresh" i]').count()).toBe(0);
       expect(await page.getByRole('status').getAttribute('aria-live')).toBe('polite');
+      // EMV 3DS: the issuer's cardholderInfo of the decoupled ARes is shown to the cardholder.
+      expect(await page.getByText(SIMULATOR_DECOUPLED_CARDHOLDER_INFO).count()).toBe(1);
       await page.screenshot({ path: `${ARTIFACTS}/threeds-waiting.png`, fullPage: true });
       await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: 20_000 });
       expect(cspViolations).toEqual([]);
