@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import type { Acquirer, AcquirerFollowUpRequest } from '../../src/domain/ports/acquirer.js';
+import type { AcquirerFollowUpRequest } from '../../src/domain/ports/acquirer.js';
 import type { SettlementRecord } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import {
   MemorySettlementLedger,
@@ -18,6 +18,7 @@ import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/sim
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
 import { createDb, migrateToLatest } from '../../src/storage/create-db.js';
 import type { Database } from '../../src/storage/database.js';
+import { acquirerAround, type FollowUpSend } from '../helpers/acquirer.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -84,19 +85,11 @@ async function inProcessCluster(target: FreshDatabase, proxy: TcpProxy): Promise
   // One acquirer for both nodes; a few milliseconds per follow-up, so that cuts fall between the call and the write.
   const ledger = new MemorySettlementLedger();
   const simulator = new SimulatorAcquirer(CsvBinTable.fromFile(loadConfig({}).binFile), ledger);
-  const slow =
-    (send: (r: AcquirerFollowUpRequest) => ReturnType<Acquirer['capture']>) => async (r: AcquirerFollowUpRequest) => {
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-      return send(r);
-    };
-  const acquirer: Acquirer = {
-    authorize: (r) => simulator.authorize(r),
-    capture: slow((r) => simulator.capture(r)),
-    refund: slow((r) => simulator.refund(r)),
-    reverse: slow((r) => simulator.reverse(r)),
-    inquire: (xId) => simulator.inquire(xId),
-    inquireAuthorization: (payId) => simulator.inquireAuthorization(payId),
+  const slow = (send: FollowUpSend) => async (r: AcquirerFollowUpRequest) => {
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    return send(r);
   };
+  const acquirer = acquirerAround(() => simulator, { followUps: slow });
   const nodes: TestKassa[] = [];
   for (let i = 0; i < 2; i++) {
     const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4 });

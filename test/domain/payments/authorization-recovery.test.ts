@@ -10,11 +10,12 @@ import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { AuthorizationRecovery } from '../../../src/domain/payments/authorization-recovery.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
-import type { Acquirer, AcquirerAuthorizationRequest } from '../../../src/domain/ports/acquirer.js';
+import type { AcquirerAuthorizationRequest } from '../../../src/domain/ports/acquirer.js';
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import type { KyselyStore } from '../../../src/storage/kysely-store.js';
+import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
@@ -50,14 +51,7 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
 
   let h: ServiceHarness;
   beforeAll(async () => {
-    const acquirer: Acquirer = {
-      authorize,
-      capture: (r) => simulator.capture(r),
-      refund: (r) => simulator.refund(r),
-      reverse: (r) => simulator.reverse(r),
-      inquire: (xId) => simulator.inquire(xId),
-      inquireAuthorization: (payId) => simulator.inquireAuthorization(payId),
-    };
+    const acquirer = acquirerAround(() => simulator, { authorize });
     h = await startServiceHarness(dialect, {
       merchantId: `ar_${dialect}`,
       overrides: (config) => {

@@ -12,7 +12,7 @@ import { FollowUpRecovery } from '../../../src/domain/payments/follow-up-recover
 import { FollowUpService, type FollowUpServiceDeps } from '../../../src/domain/payments/follow-up-service.js';
 import type { Payment } from '../../../src/domain/payments/payment.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
-import type { Acquirer, AcquirerFollowUpRequest } from '../../../src/domain/ports/acquirer.js';
+import type { AcquirerFollowUpRequest } from '../../../src/domain/ports/acquirer.js';
 import type { Store } from '../../../src/domain/ports/store.js';
 import {
   MemorySettlementLedger,
@@ -21,6 +21,7 @@ import {
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import type { KyselyStore } from '../../../src/storage/kysely-store.js';
+import { acquirerAround, type FollowUpSend } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
@@ -48,7 +49,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
    * The simulator behind a cable we control: LOST_ANSWER books the follow-up then throws (a timeout after the
    * acquirer acted); UNREACHABLE throws before the acquirer sees it.
    */
-  const faulty = (send: (r: AcquirerFollowUpRequest) => ReturnType<Acquirer['capture']>) => {
+  const faulty = (send: FollowUpSend): FollowUpSend => {
     return async (r: AcquirerFollowUpRequest) => {
       if (gate) await gate;
       const now = fault;
@@ -65,14 +66,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED capture 
 
   let h: ServiceHarness;
   beforeAll(async () => {
-    const acquirer: Acquirer = {
-      authorize: (r) => simulator.authorize(r),
-      capture: faulty((r) => simulator.capture(r)),
-      refund: faulty((r) => simulator.refund(r)),
-      reverse: faulty((r) => simulator.reverse(r)),
-      inquire: (xId) => simulator.inquire(xId),
-      inquireAuthorization: (payId) => simulator.inquireAuthorization(payId),
-    };
+    const acquirer = acquirerAround(() => simulator, { followUps: faulty });
     h = await startServiceHarness(dialect, {
       merchantId: `wa_${dialect}`,
       overrides: (config) => {

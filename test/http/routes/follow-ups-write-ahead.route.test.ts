@@ -3,12 +3,13 @@
  * the wire answers, the background sweeps as `kassa serve` runs them, and text that must never reach the acquirer.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Acquirer, AcquirerFollowUpRequest } from '../../../src/domain/ports/acquirer.js';
+import type { AcquirerFollowUpRequest } from '../../../src/domain/ports/acquirer.js';
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import { fixedClock } from '../../domain/threeds/three-ds-fixtures.js';
 import { authorizedPayment, type Credentials, followUp } from '../../flows/follow-ups.helpers.js';
+import { acquirerAround, type FollowUpSend } from '../../helpers/acquirer.js';
 import { directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
 import { outboxEvents } from '../../helpers/outbox.js';
@@ -33,7 +34,8 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
       () => clock.now(),
     );
     const lossy =
-      (send: (r: AcquirerFollowUpRequest) => ReturnType<Acquirer['capture']>) => async (r: AcquirerFollowUpRequest) => {
+      (send: FollowUpSend): FollowUpSend =>
+      async (r: AcquirerFollowUpRequest) => {
         const result = await send(r);
         if (loseNextAnswer) {
           loseNextAnswer = false;
@@ -43,7 +45,7 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
       };
     t = await startTestKassa(dialect, {
       clock,
-      acquirer: {
+      acquirer: acquirerAround(() => sim, {
         authorize: async (r) => {
           const result = await sim.authorize(r);
           if (loseNextAuthorization) {
@@ -52,12 +54,8 @@ describe.each(DIALECTS)('write-ahead follow-ups, finishAuth and DELAYED over HTT
           }
           return result;
         },
-        capture: lossy((r) => sim.capture(r)),
-        refund: lossy((r) => sim.refund(r)),
-        reverse: lossy((r) => sim.reverse(r)),
-        inquire: (xId) => sim.inquire(xId),
-        inquireAuthorization: (payId) => sim.inquireAuthorization(payId),
-      },
+        followUps: lossy,
+      }),
       followUpRecovery: { sweepMs: 100, pendingAfterMs: 1_000 },
       authorizationRecovery: { pendingAfterMs: 1_000 },
     });

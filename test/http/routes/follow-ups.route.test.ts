@@ -3,6 +3,7 @@ import type { Acquirer, AcquirerFollowUpRequest } from '../../../src/domain/port
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import { applySurcharge, authorizedPayment, type Credentials, followUp } from '../../flows/follow-ups.helpers.js';
+import { acquirerAround, type FollowUpSend } from '../../helpers/acquirer.js';
 import { directPayment, testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
 import { outboxEvents } from '../../helpers/outbox.js';
@@ -14,20 +15,13 @@ const DECLINED_VALUE = 4_242;
 /** The simulator, except that follow-ups of DECLINED_VALUE are declined (the simulator itself approves all). */
 function decliningAcquirer(): Acquirer {
   const sim = new SimulatorAcquirer(CsvBinTable.fromFile(new URL('../../../data/bins.csv', import.meta.url).pathname));
-  const decideOr = (approve: (r: AcquirerFollowUpRequest) => ReturnType<Acquirer['capture']>) => {
+  const decideOr = (approve: FollowUpSend): FollowUpSend => {
     return async (r: AcquirerFollowUpRequest) =>
       r.value === DECLINED_VALUE
         ? { outcome: 'DECLINED' as const, acquirerReference: 'SIMDECLINE', responseCode: '05', message: 'Do not honor' }
         : approve(r);
   };
-  return {
-    authorize: (r) => sim.authorize(r),
-    capture: decideOr((r) => sim.capture(r)),
-    refund: decideOr((r) => sim.refund(r)),
-    reverse: decideOr((r) => sim.reverse(r)),
-    inquire: (xId) => sim.inquire(xId),
-    inquireAuthorization: (payId) => sim.inquireAuthorization(payId),
-  };
+  return acquirerAround(() => sim, { followUps: decideOr });
 }
 
 describe.each(DIALECTS)('follow-ups: captures, refunds, reversals (%s)', (dialect) => {
