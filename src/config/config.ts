@@ -219,6 +219,23 @@ export class ConfigError extends Error {
 }
 
 /**
+ * What is wrong with `text` for a setting that takes a whole number (decimal digits only) or one of listed words
+ * (TypeBox Literal members of a Union), e.g. "must be a whole number or one of: auto"; undefined when the text has
+ * that form (its range is checked later) or the setting takes any text.
+ */
+function textProblem(schema: unknown, text: string): string | undefined {
+  const members: { type?: unknown; const?: unknown }[] = (schema as { anyOf?: { type?: unknown; const?: unknown }[] })
+    .anyOf ?? [schema as { type?: unknown }];
+  const words = members.flatMap((m) => (typeof m.const === 'string' ? [m.const] : []));
+  const number = members.some((m) => m.type === 'integer');
+  if (!number && words.length === 0) return undefined;
+  const trimmed = text.trim();
+  if ((number && /^[0-9]+$/.test(trimmed)) || words.includes(trimmed)) return undefined;
+  const accepted = [number ? 'a whole number' : '', words.length > 0 ? `one of: ${words.join(', ')}` : ''];
+  return `must be ${accepted.filter((a) => a !== '').join(' or ')}`;
+}
+
+/**
  * Reads and validates the settings from `env`.
  * @throws ConfigError naming every bad variable.
  */
@@ -228,12 +245,22 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     const value = env[key];
     if (value !== undefined && value !== '') picked[key] = value;
   }
+  // The text of a whole-number or one-of setting is judged as written, before TypeBox converts it (which reads
+  // "8443.5" as 8443, "0x1F90" as 8080 and "true" as 1), and named once with what it accepts.
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(picked)) {
+    const expected = textProblem(ConfigSchema.properties[key as keyof typeof ConfigSchema.properties], String(value));
+    if (expected !== undefined) problems.push(`${key}: ${expected} (got ${JSON.stringify(value)})`);
+  }
+  const named = new Set(problems.map((p) => p.slice(0, p.indexOf(':'))));
   const raw = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, picked)) as RawConfig;
-  const problems = [...Value.Errors(ConfigSchema, raw)].map((e) => {
+  for (const e of Value.Errors(ConfigSchema, raw)) {
     const name =
       e.instancePath.replace(/^\//, '') || String((e.params as { missingProperty?: string }).missingProperty);
-    return `${name}: ${e.message} (got ${JSON.stringify(picked[name] ?? null)})`;
-  });
+    if (named.has(name)) continue; // one problem a variable: the first TypeBox names
+    named.add(name);
+    problems.push(`${name}: ${e.message} (got ${JSON.stringify(picked[name] ?? null)})`);
+  }
   if ((raw.KASSA_TLS_CERT === undefined) !== (raw.KASSA_TLS_KEY === undefined)) {
     problems.push('KASSA_TLS_CERT and KASSA_TLS_KEY: set both or neither');
   }

@@ -52,6 +52,33 @@ describe('loadConfig', () => {
     }
   });
 
+  // An operator's typo must not start Kassa on another port or timeout than written: "8443.5" was read as 8443,
+  // "0x1F90" as 8080, "true" as 1.
+  it.each([
+    ['KASSA_PORT', '8443.5', 'must be a whole number'],
+    ['KASSA_PORT', '0x1F90', 'must be a whole number'],
+    ['KASSA_PORT', '1e3', 'must be a whole number'],
+    ['KASSA_TOKEN_TTL', 'true', 'must be a whole number'],
+    ['KASSA_WORKERS', 'two', 'must be a whole number or one of: auto'],
+    ['KASSA_TLS', 'off', 'must be one of: on, proxy'],
+    ['LOG_LEVEL', 'verbose', 'must be one of: fatal, error, warn, info, debug, trace, silent'],
+  ])('%s=%s is refused once, saying what it takes', (name, value, expected) => {
+    let message = '';
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      message = (error as ConfigError).message;
+    }
+    expect(message.split('\n').filter((line) => line.includes(`${name}:`))).toEqual([
+      `  - ${name}: ${expected} (got ${JSON.stringify(value)})`,
+    ]);
+  });
+
+  it('whole numbers written with surrounding spaces are taken; their range is still checked', () => {
+    expect(loadConfig({ KASSA_PORT: ' 8080\n' }).port).toBe(8080);
+    expect(() => loadConfig({ KASSA_TOKEN_TTL: '30' })).toThrow(/KASSA_TOKEN_TTL: must be >= 60 \(got 30\)/);
+  });
+
   it('a certificate without its key is refused', () => {
     expect(() => loadConfig({ KASSA_TLS_CERT: '/c.pem' })).toThrow(/KASSA_TLS_CERT and KASSA_TLS_KEY/);
   });
