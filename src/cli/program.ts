@@ -190,8 +190,17 @@ key
   .argument('<merchantId>')
   .argument('<keyId>')
   .action(async (merchantId: string, keyId: string) => {
-    await withServices((s) => s.merchants.revokeApiKey(merchantId, keyId));
+    const left = await withServices(async (s) => {
+      await s.merchants.revokeApiKey(merchantId, keyId);
+      return (await s.merchants.listApiKeys(merchantId)).filter((k) => k.revokedAt === undefined).length;
+    });
     console.log(`key ${keyId} of ${merchantId} revoked`);
+    // Revoking the last key is allowed (a leaked key must go at once) but locks the merchant's integrations out.
+    if (left === 0) {
+      console.error(
+        `warning: ${merchantId} has no active API key left; its integrations are refused until \`kassa merchant key rotate ${merchantId}\` issues one`,
+      );
+    }
   });
 
 /** Audit actor of CLI changes: `cli:<os user>` (DESIGN.md §7). */

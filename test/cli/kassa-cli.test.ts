@@ -79,6 +79,20 @@ describe('kassa CLI', () => {
     expect(good.code).toBe(0);
   });
 
+  it('revoking a merchant’s last active key is done, with a warning that it is locked out until a new key', async () => {
+    const env = tempEnv();
+    await kassaCli(['merchant', 'create', '--id', 'solo', '--country', 'DK', '--currency', 'DKK'], env);
+    const rotated = JSON.parse((await kassaCli(['merchant', 'key', 'rotate', 'solo', '--json'], env)).stdout);
+    const listed = JSON.parse((await kassaCli(['merchant', 'key', 'list', 'solo', '--json'], env)).stdout);
+    const first = listed.keys[0].keyId as string;
+    const one = await kassaCliResult(['merchant', 'key', 'revoke', 'solo', first], env);
+    expect(one).toMatchObject({ code: 0, stderr: '' });
+    const last = await kassaCliResult(['merchant', 'key', 'revoke', 'solo', rotated.keyId], env);
+    expect(last.code).toBe(0);
+    expect(last.stdout).toContain(`key ${rotated.keyId} of solo revoked`);
+    expect(last.stderr).toContain('warning: solo has no active API key left');
+  });
+
   it('a duplicate merchantId is refused', async () => {
     const env = tempEnv();
     await kassaCli(['merchant', 'create', '--id', 'dup', '--country', 'DK', '--currency', 'DKK'], env);
