@@ -114,7 +114,9 @@ export type AcquirerFollowUpResult =
 
 /**
  * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
- * Every method throws only on transport failure (network error, timeout): the outcome is then unknown.
+ * Every method throws only on transport failure (network error, timeout): the outcome is then unknown. An adapter
+ * must time its calls out well within AuthorizationRecovery's pending age (2 min): a call still waiting past it may
+ * meet the recovery's own lookup, which takes a message not received yet for one that never came.
  * Follow-ups are idempotent by `xId`, as a real acquirer's idempotency key (Stripe `Idempotency-Key`, Adyen
  * `Idempotency-Key`, ISO 8583 retransmission by STAN/RRN): sending the same xId again answers the first result and
  * never moves money twice. Kassa relies on that to resolve a follow-up whose answer it never received.
