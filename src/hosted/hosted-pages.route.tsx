@@ -39,6 +39,9 @@ function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
 }
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
+/** How long a page of a payment whose Pay is being handled elsewhere waits for its next step, ms (`movedOn`). */
+const CONFIRMING_WAIT_MS = 5_000;
+
 /**
  * A CSP-safe http(s) origin: scheme, host name (letters, digits, `.`, `-`, `_`; or a bracketed IPv6 address) and port
  * only. A URL the API took (`format: uri`) may parse to a host holding `;` or a space, which would end the directive
@@ -251,9 +254,20 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
    * link, Back and a second tab resume it, and never take a new card; once final, on to where it ended (`finished`).
    */
   const movedOn = async (request: FastifyRequest, reply: FastifyReply, payment: Payment) => {
-    const resume = payment.status === 'PENDING' ? await hosted.threeDSPageOf(payment) : undefined;
+    let current = payment;
+    let resume = current.status === 'PENDING' ? await hosted.threeDSPageOf(current) : undefined;
+    // Pressed Pay a moment ago (a double click, another tab): the first confirmation is handing the payment to 3-D
+    // Secure or the acquirer (PENDING 60000001). Wait for its page or its end, up to CONFIRMING_WAIT_MS, rather than
+    // send this browser to the shop with the payment still in flight.
+    const until = Date.now() + CONFIRMING_WAIT_MS;
+    while (resume === undefined && current.status === 'PENDING' && current.responseCode === '60000001') {
+      if (Date.now() >= until) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = (await hosted.paymentForPage(current.payId)).payment;
+      resume = current.status === 'PENDING' ? await hosted.threeDSPageOf(current) : undefined;
+    }
     if (resume !== undefined) return reply.redirect(resume, 303);
-    return finished(request, reply, payment);
+    return finished(request, reply, current);
   };
 
   /**

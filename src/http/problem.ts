@@ -204,8 +204,9 @@ export function isDatabaseConnectionFailure(error: unknown): boolean {
 /**
  * SQLite result codes (better-sqlite3's `SqliteError.code`, carried across the writer thread by
  * sqlite-writer-thread.ts) that say the database cannot work right now, not that the statement is wrong
- * (https://sqlite.org/rescode.html). The transaction was rolled back whole or in part, nothing of it is stored, and
- * the same request may succeed once the condition clears, so it is answered 503 DATABASE_UNAVAILABLE, not 500:
+ * (https://sqlite.org/rescode.html). The failing transaction was rolled back (what the request committed before it,
+ * such as a payment's intent, stays, and AuthorizationRecovery finishes it), and the same request may succeed once
+ * the condition clears, so it is answered 503 DATABASE_UNAVAILABLE, not 500:
  * - SQLITE_FULL: the disk (or the file system's quota) is full; writes succeed again once space is freed.
  * - SQLITE_IOERR and its extended codes (SQLITE_IOERR_WRITE, _FSYNC, _SHORT_READ, …): the OS refused a read, write or
  *   fsync (ENOSPC on some paths, EIO from a network or failing volume); SQLite rolls back, the next try starts afresh.

@@ -122,7 +122,12 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
   if (recovery || authorizations) {
     let followUpSweep: NodeJS.Timeout | undefined;
     let sweeping: Promise<unknown> = Promise.resolve();
+    let busy = false;
     const sweep = () => {
+      // A tick while the previous sweep still runs (a slow acquirer lookup) is skipped, not queued: queued sweeps
+      // would pile up and hold a shutdown until all of them ran.
+      if (busy) return;
+      busy = true;
       sweeping = sweeping.then(async () => {
         await authorizations
           ?.recoverInFlight()
@@ -136,6 +141,7 @@ export function registerBackgroundJobs(app: FastifyInstance, deps: BackgroundJob
         await recovery
           ?.captureDue()
           .catch((error: unknown) => app.log.error({ err: error }, 'delayed capture sweep failed'));
+        busy = false;
       });
     };
     app.addHook('onListen', async () => {

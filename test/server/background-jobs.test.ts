@@ -47,6 +47,49 @@ describe('background jobs', () => {
   });
 });
 
+describe('the recovery sweep', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // A slow acquirer lookup must not pile sweeps up behind it (each would run in turn and hold a shutdown).
+  it('a tick while the previous sweep still runs is skipped, not queued; the next tick after it runs again', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let calls = 0;
+    let release = () => {};
+    const app = Fastify();
+    registerBackgroundJobs(app, {
+      payments: { expireAbandonedAuthentications: async () => 0, pruneFinishedAuthentications: async () => 0 },
+      hosted: { expireAbandonedHostedPayments: async () => 0 },
+      authorizationRecovery: {
+        recoverInFlight: () => {
+          calls++;
+          return new Promise((resolve) => {
+            release = () => resolve({ done: 0, failed: 0 });
+          });
+        },
+      },
+      followUpSweepMs: 1_000,
+      notificationRepository: {} as NotificationRepository,
+      clock: { now: () => new Date() },
+      notifications: { enabled: false },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      await vi.advanceTimersByTimeAsync(5_000); // five ticks, the first sweep still running
+      expect(calls).toBe(1);
+      release();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(calls).toBe(1); // nothing was queued behind it
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(calls).toBe(2);
+      release();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('waking the outbox dispatcher after a POST', () => {
   const apps: FastifyInstance[] = [];
   afterEach(async () => {

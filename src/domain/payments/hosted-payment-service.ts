@@ -283,7 +283,15 @@ export class HostedPaymentService {
         language: shown.language,
         card: { brand, last4, fingerprint },
       };
-      const next: Payment = { ...current, surchargeConsent: consent, updatedAt: this.deps.clock.now() };
+      // Pay moves the payment off its card step in the same locked write: a second Pay (a double click, another
+      // tab) finds it no longer waiting and authorizes nothing; 60000001 (in flight) is what AuthorizationRecovery
+      // resolves should the confirmation die before its result.
+      const next: Payment = {
+        ...current,
+        responseCode: '60000001',
+        surchargeConsent: consent,
+        updatedAt: this.deps.clock.now(),
+      };
       await tx.payments.update(next);
       return next;
     });
@@ -292,13 +300,21 @@ export class HostedPaymentService {
 
   /**
    * Takes back a consent whose card cannot be authorized (the vaulted card expired, or is not the card consented to):
-   * the cardholder types and reviews a card again. Only while the payment still waits for its card.
+   * the payment goes back to its card step (60040001) and the cardholder types and reviews a card again. Only while
+   * it is confirmed but not yet handed on (PENDING 60000001 with its consent, recordConsent).
    */
   private async withdrawConsent(ref: Pick<Payment, 'merchantId' | 'payId'>): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const current = await tx.payments.findByPayIdForUpdate(ref.merchantId, ref.payId);
-      if (!current || !isWaitingForCard(current) || current.surchargeConsent === undefined) return;
-      await tx.payments.update({ ...current, surchargeConsent: undefined, updatedAt: this.deps.clock.now() });
+      const confirmed =
+        current?.status === 'PENDING' && current.responseCode === '60000001' && current.surchargeConsent !== undefined;
+      if (!current || !confirmed) return;
+      await tx.payments.update({
+        ...current,
+        responseCode: '60040001',
+        surchargeConsent: undefined,
+        updatedAt: this.deps.clock.now(),
+      });
     });
   }
 

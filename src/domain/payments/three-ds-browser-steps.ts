@@ -185,10 +185,14 @@ export async function continueAfterThreeDSMethod(
   ) {
     return { kind: 'FINISHED', payment: await finishPayment(deps, merchant, payment, '20010004') };
   }
+  // In flight from here (AReq, then the acquirer): 60000001 is what AuthorizationRecovery looks for, should this
+  // request die or lose its database before the result is written.
+  const inFlight: Payment = { ...payment, responseCode: '60000001', updatedAt: clock.now() };
+  await store.payments.update(inFlight);
   const next = await authenticateAndAuthorize(
     deps,
     merchant,
-    payment,
+    inFlight,
     card,
     {
       channel: 'ECOM',

@@ -68,17 +68,18 @@ export function consentedCardOf(consent: object | undefined): ConsentedCard | un
  * Whether the stored consent covers authorizing this card for these amounts: a consent is present, names the card
  * whose fingerprint is `cardFingerprint` (the card about to be sent to 3-D Secure and the acquirer), and its amounts
  * are the payment's. Money guard: a hosted payment is authorized only for what the cardholder confirmed.
+ * A consent stored by the release before consents named their card (a payment confirmed on an older node during a
+ * rolling upgrade) covers the card the payment row names, which is the card that release reviewed.
  */
 export function consentCovers(
   consent: (ConsentAmounts & object) | undefined,
-  payment: Pick<ReviewedPayment, 'value' | 'currency' | 'surcharge'>,
+  payment: Pick<ReviewedPayment, 'value' | 'currency' | 'surcharge' | 'card'>,
   cardFingerprint: string,
 ): boolean {
   if (consent === undefined) return false;
-  const card = consentedCardOf(consent);
+  const named = consentedCardOf(consent)?.fingerprint ?? ('card' in consent ? undefined : payment.card?.fingerprint);
   return (
-    card !== undefined &&
-    card.fingerprint === cardFingerprint &&
+    named === cardFingerprint &&
     consent.value === payment.value &&
     consent.surchargeValue === payment.surcharge.value &&
     consent.totalValue === payment.value + payment.surcharge.value &&

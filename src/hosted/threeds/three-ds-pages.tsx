@@ -25,14 +25,16 @@ var f=document.getElementById('method');if(f)f.submit();else go();
 })();`;
 /**
  * The response header naming the browser step a 3-D Secure page shows (ThreeDSBrowserStep kind): the waiting page's
- * script polls its retry URL and moves on once the step is no longer WAITING.
+ * script polls its retry URL and moves on once the step is no longer WAITING; a 5xx (the database or the node briefly
+ * unavailable) or a network error is polled again after 5 s, not taken for a change of step.
  */
 export const THREE_DS_STEP_HEADER = 'x-kassa-3ds-step';
 const WAITING_SCRIPT = `(function(){
 var d=document.body.dataset,s=document.getElementById('waiting-status');
 function go(){if(s)s.textContent=d.done;location.replace(d.next);}
 function check(){fetch(d.next,{cache:'no-store',credentials:'same-origin'}).then(function(r){
-if(r.ok&&r.headers.get(${JSON.stringify(THREE_DS_STEP_HEADER)})==='WAITING')setTimeout(check,2000);else go();
+if(r.status>=500)setTimeout(check,5000);
+else if(r.ok&&r.headers.get(${JSON.stringify(THREE_DS_STEP_HEADER)})==='WAITING')setTimeout(check,2000);else go();
 },function(){setTimeout(check,5000);});}
 setTimeout(check,2000);
 })();`;

@@ -70,6 +70,34 @@ describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
     });
   });
 
+  // Money: a double click on Pay (or Pay in two tabs) authorizes once. With 3-D Secure skipped the first Pay goes
+  // straight to the acquirer; both presses used to pass the consent and both sales were booked.
+  it('two Pay presses at once on a payment that skips 3-D Secure: one authorization, the other press authorizes nothing', async () => {
+    const created = await services.hosted.createHostedPayment(merchant, {
+      merchantId: merchant.merchantId,
+      transId: `c-${Math.random().toString(36).slice(2)}`,
+      amount: { value: 4_000, currency: 'DKK' },
+      captureMethod: 'AUTOMATIC',
+      integrationType: 'HOSTED',
+      channel: 'ECOM',
+      challengePreference: 'NO_PREFERENCE',
+      urls: { return: 'https://shop.example/ok' },
+      threeDsPolicy: { skip: 'THIS_TRANSACTION' },
+    });
+    const taken = await services.hosted.takeCard(merchant, created, card(VISA));
+    if (!taken.ok) throw new Error('card refused');
+    const press = async () => {
+      const consented = await consent(taken.payment);
+      return services.hosted.confirm(merchant, consented, BROWSER);
+    };
+    const outcomes = await Promise.allSettled([press(), press()]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'QUOTE_CHANGED' } });
+    const stored = await services.payments.getByPayId(merchant.merchantId, created.payId);
+    expect(stored).toMatchObject({ status: 'OK', capturedValue: 4_000 });
+    expect(stored.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE']);
+  });
+
   // Money guard: once Pay was pressed, the card and quote are not replaced (another tab's card step).
   it('after Pay, takeCard keeps the confirmed card and says the payment no longer waits for a card', async () => {
     const visa = await consent(await withCard(VISA));

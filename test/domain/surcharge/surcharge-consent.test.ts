@@ -16,6 +16,8 @@ const consent = {
   card: { brand: 'VISA', last4: '0001', fingerprint: 'fp-visa' },
 };
 
+const { card: _card, ...legacy } = consent;
+
 describe('review digest', () => {
   it.each([
     ['another card', { card: { ...payment.card, fingerprint: 'fp-mc' } }],
@@ -41,6 +43,10 @@ describe('consentCovers', () => {
     ['another fee', { ...consent, surchargeValue: 0, totalValue: 10_000 }, 'fp-visa', false],
     ['another total', { ...consent, totalValue: 10_000 }, 'fp-visa', false],
     ['another currency', { ...consent, currency: 'EUR' }, 'fp-visa', false],
+    // Stored by the release before consents named their card (a rolling upgrade): the card of the payment row.
+    ['an earlier release’s consent, for the row’s card', legacy, 'fp-visa', true],
+    ['an earlier release’s consent, for another vaulted card', legacy, 'fp-mc', false],
+    ['an earlier release’s consent, for other amounts', { ...legacy, totalValue: 10_000 }, 'fp-visa', false],
   ] as const)('%s → %s', (_name, c, fingerprint, covers) => {
     expect(consentCovers(c, payment, fingerprint)).toBe(covers);
   });

@@ -87,6 +87,35 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
     expect(details.body).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y' } });
   }, 40_000);
 
+  it('a 503 while the waiting page polls (database or node briefly unavailable) keeps it waiting; it moves on after', async () => {
+    const created = await decoupled();
+    const { context, page } = await openPage();
+    try {
+      await page.goto(created._links.redirect.href);
+      await page.getByRole('heading', { name: 'Waiting for your bank' }).waitFor();
+      const waitingUrl = page.url();
+      let refused = 0;
+      // The page's own polls (fetch) of its retry URL answer 503 for a while; navigations are left alone.
+      await page.route(
+        (url) => url.pathname.startsWith('/3ds/'),
+        async (route) => {
+          if (route.request().resourceType() !== 'fetch' || refused >= 2) return route.continue();
+          refused++;
+          return route.fulfill({
+            status: 503,
+            contentType: 'application/problem+json',
+            body: '{"code":"DATABASE_UNAVAILABLE"}',
+          });
+        },
+      );
+      await expect.poll(() => refused, { timeout: 15_000 }).toBe(2);
+      expect(page.url()).toBe(waitingUrl);
+      await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: 20_000 });
+    } finally {
+      await context.close();
+    }
+  }, 40_000);
+
   it('without JavaScript the waiting page offers Check again, which leads to the shop once the bank answered', async () => {
     const created = await decoupled();
     const { context, page } = await openPage(false);
