@@ -5,7 +5,8 @@ import { runFollowUpFaults } from './follow-up-faults.js';
 /**
  * Issue 14 item 4 / issue 9 defect 3: follow-ups on two nodes while the proxy in front of PostgreSQL cuts every
  * connection again and again. In-flight requests answer a result or 503, the nodes stay up, /readyz follows the
- * database, service resumes by itself, no follow-up is applied twice or lost (acquirer ledger = Kassa's OK operations,
+ * database, service resumes by itself (/readyz and a capture per payment once the cuts stop; how many follow-ups get
+ * through between cuts every 80–200 ms is the machine's speed, 0 to ~20 of ~1,000 here), no follow-up is applied twice or lost (acquirer ledger = Kassa's OK operations,
  * sums equal), and every OK follow-up has its event in the outbox. The same scenario on two `kassa serve` processes
  * (production sweep timing, ~1 min) runs in the reliability suite (test/reliability/faults.reliability.ts).
  */
@@ -22,7 +23,12 @@ describe.skipIf(!DIALECTS.includes('postgres'))('follow-ups while PostgreSQL con
           .map(Number)
           .every((s) => [201, 409, 503].includes(s)),
       ).toBe(true);
-      expect(r.statuses[201]).toBeGreaterThan(0);
+      expect(r.statusesAfter[201]).toBeGreaterThan(0);
+      expect(
+        Object.keys(r.statusesAfter)
+          .map(Number)
+          .every((s) => [201, 409].includes(s)),
+      ).toBe(true);
       expect(r.uncaught).toBe(0);
       expect(r.readyDuringOutage).toEqual([503, 503]);
       expect(r.readyAfter).toEqual([200, 200]);
