@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { Payment } from '../../../src/domain/payments/payment.js';
+import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
 import { reviewDigest } from '../../../src/domain/surcharge/surcharge-consent.js';
 import { KyselyCardKeyring } from '../../../src/storage/card-keyring.kysely.js';
 import { KyselyCardVault } from '../../../src/storage/card-vault.kysely.js';
@@ -29,8 +30,8 @@ describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
   });
   afterAll(async () => h?.close());
 
-  /** A HOSTED payment of 40.00 DKK with `number` typed on its card step. */
-  const withCard = async (number: string): Promise<Payment> => {
+  /** A HOSTED payment of 40.00 DKK (MANUAL unless `extra` says otherwise) with `number` typed on its card step. */
+  const withCard = async (number: string, extra: Partial<CreatePaymentCommand> = {}): Promise<Payment> => {
     const created = await services.hosted.createHostedPayment(merchant, {
       merchantId: merchant.merchantId,
       transId: `c-${Math.random().toString(36).slice(2)}`,
@@ -40,6 +41,7 @@ describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
       channel: 'ECOM',
       challengePreference: 'NO_PREFERENCE',
       urls: { return: 'https://shop.example/ok' },
+      ...extra,
     });
     const taken = await services.hosted.takeCard(merchant, created, card(number));
     if (!taken.ok) throw new Error('card refused');
@@ -73,27 +75,15 @@ describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
   // Money: a double click on Pay (or Pay in two tabs) authorizes once. With 3-D Secure skipped the first Pay goes
   // straight to the acquirer; both presses used to pass the consent and both sales were booked.
   it('two Pay presses at once on a payment that skips 3-D Secure: one authorization, the other press authorizes nothing', async () => {
-    const created = await services.hosted.createHostedPayment(merchant, {
-      merchantId: merchant.merchantId,
-      transId: `c-${Math.random().toString(36).slice(2)}`,
-      amount: { value: 4_000, currency: 'DKK' },
-      captureMethod: 'AUTOMATIC',
-      integrationType: 'HOSTED',
-      channel: 'ECOM',
-      challengePreference: 'NO_PREFERENCE',
-      urls: { return: 'https://shop.example/ok' },
-      threeDsPolicy: { skip: 'THIS_TRANSACTION' },
-    });
-    const taken = await services.hosted.takeCard(merchant, created, card(VISA));
-    if (!taken.ok) throw new Error('card refused');
+    const confirmed = await withCard(VISA, { captureMethod: 'AUTOMATIC', threeDsPolicy: { skip: 'THIS_TRANSACTION' } });
     const press = async () => {
-      const consented = await consent(taken.payment);
+      const consented = await consent(confirmed);
       return services.hosted.confirm(merchant, consented, BROWSER);
     };
     const outcomes = await Promise.allSettled([press(), press()]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'QUOTE_CHANGED' } });
-    const stored = await services.payments.getByPayId(merchant.merchantId, created.payId);
+    const stored = await services.payments.getByPayId(merchant.merchantId, confirmed.payId);
     expect(stored).toMatchObject({ status: 'OK', capturedValue: 4_000 });
     expect(stored.operations.map((o) => o.type)).toEqual(['AUTHORIZATION', 'CAPTURE']);
   });
