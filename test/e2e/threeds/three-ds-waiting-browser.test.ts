@@ -2,7 +2,8 @@
  * Browser tests (Debian's Chromium, playwright-core) of the 3-D Secure pages a cardholder waits on: the "waiting for
  * your bank" page of a decoupled authentication (axe-core, no timed refresh, moves on by itself with JavaScript and by
  * its Check again link without), and Back during a hosted payment's challenge (back to the open challenge, not the
- * shop). Serial, one browser for the file (2-core CI).
+ * shop). Serial, one browser for the file (2-core CI). Each wait has its own timeout, well inside the test's, so a slow
+ * run fails naming the step it was stuck at (CI once timed the first test out at 40 s with no step named).
  */
 import { mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -16,9 +17,12 @@ import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 const ARTIFACTS = 'test-artifacts';
 const SHOP = 'https://shop.example';
 const URLS = { return: `${SHOP}/return`, cancel: `${SHOP}/cancel` };
+/** One browser step's limit and a test's (a loaded 2-core CI machine runs these beside the rest of the suite). */
+const STEP_MS = 20_000;
+const TEST_MS = 90_000;
 if (!haveChromium) console.warn(`${CHROMIUM} not found: 3-D Secure waiting-page browser tests skipped.`);
 
-describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromium', () => {
+describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromium', { timeout: TEST_MS }, () => {
   let browser: Browser;
   let t: TestKassa;
   let merchant: { merchantId: string; apiKey: string };
@@ -40,6 +44,7 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
     await context.route(`${SHOP}/**`, (route) =>
       route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Shop</title><p>Shop</p>' }),
     );
+    context.setDefaultTimeout(STEP_MS);
     const page = await context.newPage();
     const cspViolations: string[] = [];
     page.on('console', (m) => {
@@ -78,14 +83,14 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
       // EMV 3DS: the issuer's cardholderInfo of the decoupled ARes is shown to the cardholder.
       expect(await page.getByText(SIMULATOR_DECOUPLED_CARDHOLDER_INFO).count()).toBe(1);
       await page.screenshot({ path: `${ARTIFACTS}/threeds-waiting.png`, fullPage: true });
-      await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: 20_000 });
+      await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: STEP_MS });
       expect(cspViolations).toEqual([]);
     } finally {
       await context.close();
     }
     const details = await t.call('GET', `/api/v1/payments/getByPayId/${created.payId}`, { auth: merchant });
     expect(details.body).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y' } });
-  }, 40_000);
+  });
 
   it('a 503 while the waiting page polls (database or node briefly unavailable) keeps it waiting; it moves on after', async () => {
     const created = await decoupled();
@@ -110,11 +115,11 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
       );
       await expect.poll(() => refused, { timeout: 15_000 }).toBe(2);
       expect(page.url()).toBe(waitingUrl);
-      await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: 20_000 });
+      await page.waitForURL(`${URLS.return}?PayID=${created.payId}`, { timeout: STEP_MS });
     } finally {
       await context.close();
     }
-  }, 40_000);
+  });
 
   it('without JavaScript the waiting page offers Check again, which leads to the shop once the bank answered', async () => {
     const created = await decoupled();
@@ -136,7 +141,7 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
     } finally {
       await context.close();
     }
-  }, 40_000);
+  });
 
   it('Back during a hosted payment challenge returns to the open challenge, not the shop; the challenge then completes', async () => {
     const res = await t.call('POST', '/api/v1/payments', {
@@ -167,12 +172,12 @@ describe.skipIf(!haveChromium).sequential('3-D Secure waiting and Back in Chromi
       expect(open.body).toMatchObject({ status: 'PENDING', responseCode: '60010001' });
       await otp.fill('1234');
       await page.getByRole('button', { name: 'Submit' }).click();
-      await page.waitForURL(`${URLS.return}?PayID=${payId}`, { timeout: 20_000 });
+      await page.waitForURL(`${URLS.return}?PayID=${payId}`, { timeout: STEP_MS });
       expect(cspViolations).toEqual([]);
     } finally {
       await context.close();
     }
     const done = await t.call('GET', `/api/v1/payments/getByPayId/${payId}`, { auth: merchant });
     expect(done.body).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y' } });
-  }, 40_000);
+  });
 });
