@@ -23,6 +23,7 @@ import { HostedPaymentService } from './domain/payments/hosted-payment-service.j
 import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
 import type { Acquirer } from './domain/ports/acquirer.js';
 import type { BinTable } from './domain/ports/bin-table.js';
+import type { CardVault } from './domain/ports/card-vault.js';
 import { type Clock, systemClock } from './domain/ports/clock.js';
 import type { DirectoryServer } from './domain/ports/directory-server.js';
 import { type IdGenerator, isHexId } from './domain/ports/id-generator.js';
@@ -118,6 +119,8 @@ export interface AppOverrides {
   bins?: BinTable;
   directoryServer?: DirectoryServer;
   acquirer?: Acquirer;
+  /** The card vault of the 3-D Secure pages and the hosted card step (tests wrap the Kysely one to order its writes). */
+  cardVault?: CardVault;
   secrets?: RuntimeSecrets;
   /** Where logs go (default stdout). */
   logStream?: DestinationStream;
@@ -272,7 +275,7 @@ export function buildServices(
     );
   // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
   const cardKeyring = new KyselyCardKeyring(db.kysely, secrets.dataKey);
-  const cardVault = new KyselyCardVault(db.kysely, cardKeyring, () => clock.now());
+  const cardVault = overrides.cardVault ?? new KyselyCardVault(db.kysely, cardKeyring, () => clock.now());
   const storedCards = new StoredCardService({
     vault: new KyselyStoredCardVault(db.kysely, cardKeyring),
     keys: cardKeyring,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CardInput } from '../domain/payments/payment-request.js';
-import type { CardVault } from '../domain/ports/card-vault.js';
+import type { CardVault, SealedCard } from '../domain/ports/card-vault.js';
 import type { PendingCardRepository } from '../domain/ports/store.js';
 import type { KyselyCardKeyring } from './card-keyring.kysely.js';
 import type { Database, PendingCardTable } from './database.js';
@@ -23,6 +23,23 @@ export class KyselyPendingCardRepository implements PendingCardRepository {
       this.db.deleteFrom('pending_card').where('pay_id', '=', payId),
     );
     await this.db.executeQuery(deferrable(query));
+  }
+
+  async put(card: SealedCard): Promise<void> {
+    const row: PendingCardTable = {
+      pay_id: card.payId,
+      key_version: card.keyVersion,
+      iv: card.iv,
+      ciphertext: card.ciphertext,
+      tag: card.tag,
+      expires_at: toDbTime(card.expiresAt),
+    };
+    const { pay_id: _payId, ...changes } = row;
+    await this.db
+      .insertInto('pending_card')
+      .values(row)
+      .onConflict((oc) => oc.column('pay_id').doUpdateSet(changes))
+      .execute();
   }
 }
 
@@ -48,6 +65,10 @@ export class KyselyCardVault implements CardVault {
   }
 
   async put(payId: string, card: CardInput, expiresAt: Date): Promise<void> {
+    await this.#pending.put(await this.seal(payId, card, expiresAt));
+  }
+
+  async seal(payId: string, card: CardInput, expiresAt: Date): Promise<SealedCard> {
     const plain = JSON.stringify({
       number: card.number,
       expiryDate: card.expiryDate,
@@ -55,18 +76,7 @@ export class KyselyCardVault implements CardVault {
       ...(card.cardholderName !== undefined && { cardholderName: card.cardholderName }),
     });
     const { keyVersion, ...sealed } = await this.#keyring.encryptPending(plain, payId, this.#now());
-    const row: PendingCardTable = {
-      pay_id: payId,
-      key_version: keyVersion,
-      ...sealed,
-      expires_at: toDbTime(expiresAt),
-    };
-    const { pay_id: _payId, ...changes } = row;
-    await this.#db
-      .insertInto('pending_card')
-      .values(row)
-      .onConflict((oc) => oc.column('pay_id').doUpdateSet(changes))
-      .execute();
+    return { payId, keyVersion, ...sealed, expiresAt };
   }
 
   async read(payId: string, now: Date): Promise<CardInput | undefined> {

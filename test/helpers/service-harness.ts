@@ -22,7 +22,7 @@ export interface ServiceHarness {
 }
 
 /**
- * Builds the services the way app.ts does (Medusa-style service tests). `overrides(config)` brings the clock,
+ * Builds the services the way app.ts does (Medusa-style service tests). `overrides(config, database)` brings the clock,
  * acquirer and other adapters of the test; `hooks` the payment callbacks.
  */
 export async function startServiceHarness(
@@ -30,7 +30,7 @@ export async function startServiceHarness(
   options: {
     merchantId: string;
     webhookUrl?: string;
-    overrides?: (config: Config) => AppOverrides;
+    overrides?: (config: Config, database: FreshDatabase) => AppOverrides;
     hooks?: Pick<PaymentServiceDeps, 'onPaymentFinal'>;
   },
 ): Promise<ServiceHarness> {
@@ -45,7 +45,7 @@ export async function startServiceHarness(
     config,
     database.db,
     { tokenSecret: 'test-token-secret-test-token-secret-0123456789', dataKey: SERVICE_TEST_DATA_KEY },
-    options.overrides?.(config) ?? {},
+    options.overrides?.(config, database) ?? {},
     options.hooks ?? {},
   );
   const { merchant } = await services.merchants.createMerchant({

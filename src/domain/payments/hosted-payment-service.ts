@@ -225,8 +225,14 @@ export class HostedPaymentService {
 
     const quote = await this.quoteFor(merchant, payment, bin, number);
     const cardholderName = card.cardholderName?.trim() || undefined;
+    const sealed = await this.deps.cardVault.seal(
+      payment.payId,
+      { ...card, number, securityCode, cardholderName },
+      new Date(this.deps.clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000 + linkTtlMs(this.deps)),
+    );
     // Under the payment's row lock, and only while it still waits for its card with no consent given: once the
-    // cardholder pressed Pay (another tab), the confirmed card and quote are never replaced (money guard).
+    // cardholder pressed Pay (another tab), the confirmed card and quote are never replaced (money guard). The vaulted
+    // card is written in the same transaction as the row naming it: two posts at once leave both of the same card.
     const taken = await this.deps.store.transaction(async (tx) => {
       const current = await tx.payments.findByPayIdForUpdate(payment.merchantId, payment.payId);
       if (!current || !isWaitingForCard(current) || current.surchargeConsent !== undefined) {
@@ -240,15 +246,11 @@ export class HostedPaymentService {
         updatedAt: this.deps.clock.now(),
       };
       await tx.payments.update(updated);
+      await tx.pendingCards.put(sealed);
       return { ok: true as const, updated };
     });
     if (!taken.ok) return { ok: false, errors: [], notWaiting: true, payment: taken.current };
     const { updated } = taken;
-    await this.deps.cardVault.put(
-      payment.payId,
-      { ...card, number, securityCode, cardholderName },
-      new Date(this.deps.clock.now().getTime() + HOSTED_LINK_TTL_SECONDS * 1000 + linkTtlMs(this.deps)),
-    );
     return { ok: true, payment: updated, quote };
   }
 

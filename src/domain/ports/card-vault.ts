@@ -11,6 +11,11 @@ export interface CardVault {
   /** Stores (or replaces) the card of a payment until `expiresAt`. */
   put(payId: string, card: CardInput, expiresAt: Date): Promise<void>;
   /**
+   * Encrypts the card of a payment without storing it, for `PendingCardRepository.put` inside a store transaction
+   * (the hosted card step writes the card and the payment row that names it in one transaction).
+   */
+  seal(payId: string, card: CardInput, expiresAt: Date): Promise<SealedCard>;
+  /**
    * Reads the card of a payment without removing it (a crash between reading and authorizing must not lose it).
    * @returns undefined when absent, expired at `now`, or not decryptable with the current key.
    */
@@ -19,4 +24,17 @@ export interface CardVault {
   delete(payId: string): Promise<void>;
   /** Removes every card whose `expiresAt` is before `now`. @returns how many. */
   deleteExpired(now: Date): Promise<number>;
+}
+
+/**
+ * A payment's card as CardVault.seal encrypted it, ready to be stored: ciphertext and key reference only, opaque to
+ * the domain (it never holds the number or CVC in clear). Valid until `expiresAt`.
+ */
+export interface SealedCard {
+  readonly payId: string;
+  readonly keyVersion: string;
+  readonly iv: string;
+  readonly ciphertext: string;
+  readonly tag: string;
+  readonly expiresAt: Date;
 }

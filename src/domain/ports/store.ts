@@ -4,6 +4,7 @@ import type { Payment, PaymentOperation } from '../payments/payment.js';
 import type { CheckoutSession } from '../sessions/checkout-session.js';
 import type { SurchargeAuditEntry, SurchargeSettings } from '../surcharge/surcharge-settings.js';
 import type { ThreeDSTransactionRepository } from '../threeds/three-ds-transaction.js';
+import type { SealedCard } from './card-vault.js';
 
 /** Merchant profiles. */
 export interface MerchantRepository {
@@ -74,6 +75,12 @@ export interface ClaimedFollowUp {
 export interface PendingCardRepository {
   /** Removes the card kept for a payment's 3-D Secure steps; a no-op when there is none. */
   delete(payId: string): Promise<void>;
+  /**
+   * Stores (or replaces) a payment's card sealed by CardVault.seal, in the transaction: the hosted card step writes
+   * it with the payment row that names the card, so two card-step posts at once cannot leave the row naming one card
+   * and the vault holding the other.
+   */
+  put(card: SealedCard): Promise<void>;
 }
 
 /**

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { Payment } from '../../../src/domain/payments/payment.js';
-import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
+import type { CardInput, CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
+import type { CardVault, SealedCard } from '../../../src/domain/ports/card-vault.js';
 import { reviewDigest } from '../../../src/domain/surcharge/surcharge-consent.js';
 import { KyselyCardKeyring } from '../../../src/storage/card-keyring.kysely.js';
 import { KyselyCardVault } from '../../../src/storage/card-vault.kysely.js';
@@ -124,5 +125,87 @@ describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
     const token = new URL(outcome.url).searchParams.get('token');
     const next = await services.payments.continueAfterThreeDSMethod(visa.payId, token);
     expect(next).toMatchObject({ kind: 'FINISHED', payment: { status: 'AUTHORIZED' } });
+  });
+});
+
+/**
+ * A vault whose first `put` waits until a second one is done (at most 2 s): the later of two writers lands first.
+ * Everything else goes straight to the real vault.
+ */
+class FirstPutLast implements CardVault {
+  #puts = 0;
+  #secondDone!: () => void;
+  readonly #second = new Promise<void>((resolve) => {
+    this.#secondDone = resolve;
+  });
+  constructor(private readonly inner: CardVault) {}
+  async put(payId: string, card: CardInput, expiresAt: Date): Promise<void> {
+    const n = ++this.#puts;
+    if (n === 1) await Promise.race([this.#second, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    await this.inner.put(payId, card, expiresAt);
+    if (n === 2) this.#secondDone();
+  }
+  seal(payId: string, card: CardInput, expiresAt: Date): Promise<SealedCard> {
+    return this.inner.seal(payId, card, expiresAt);
+  }
+  read(payId: string, now: Date): Promise<CardInput | undefined> {
+    return this.inner.read(payId, now);
+  }
+  delete(payId: string): Promise<void> {
+    return this.inner.delete(payId);
+  }
+  deleteExpired(now: Date): Promise<number> {
+    return this.inner.deleteExpired(now);
+  }
+}
+
+// Two card-step posts at once (two tabs, a double submit): the vault keeps the card the payment row names. The card
+// used to be vaulted after the row's transaction, so the vault writes could land in the other order: the row named
+// card B, the vault held card A, and every Pay then sent the cardholder back to the review.
+describe.each(DIALECTS)('hosted card step, two posts at once (%s)', (dialect) => {
+  let h: ServiceHarness;
+  let vault: KyselyCardVault;
+
+  beforeAll(async () => {
+    h = await startServiceHarness(dialect, {
+      merchantId: `two_posts_${dialect}`,
+      overrides: (_config, database) => {
+        vault = new KyselyCardVault(
+          database.db.kysely,
+          new KyselyCardKeyring(database.db.kysely, SERVICE_TEST_DATA_KEY),
+        );
+        return { cardVault: new FirstPutLast(vault) };
+      },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it('the vaulted card is the card the payment names, and Pay goes on to 3-D Secure with it', async () => {
+    const { services, merchant } = h;
+    const created = await services.hosted.createHostedPayment(merchant, {
+      merchantId: merchant.merchantId,
+      transId: `two-${dialect}`,
+      amount: { value: 4_000, currency: 'DKK' },
+      captureMethod: 'MANUAL',
+      integrationType: 'HOSTED',
+      channel: 'ECOM',
+      challengePreference: 'NO_PREFERENCE',
+      urls: { return: 'https://shop.example/ok' },
+    });
+    const taken = await Promise.all([
+      services.hosted.takeCard(merchant, created, card(VISA)),
+      services.hosted.takeCard(merchant, created, card(MASTERCARD)),
+    ]);
+    expect(taken.map((t) => t.ok)).toEqual([true, true]);
+    const row = await services.payments.getByPayId(merchant.merchantId, created.payId);
+    const kept = await vault.read(created.payId, new Date());
+    expect(kept?.number.slice(-4)).toBe(row.card?.last4);
+    const consented = await services.hosted.recordConsent(row, {
+      totalValue: row.value + row.surcharge.value,
+      reviewDigest: reviewDigest(row),
+      language: 'en',
+    });
+    const outcome = await services.hosted.confirm(merchant, consented, BROWSER);
+    expect(outcome.kind).toBe('REDIRECT');
   });
 });
