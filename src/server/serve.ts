@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { buildApp, buildServices, type Kassa, openDatabase } from '../app.js';
 import type { Config } from '../config/config.js';
-import { loadRuntimeSecrets } from '../config/data-dir.js';
+import { loadRuntimeSecrets, type RuntimeSecrets } from '../config/data-dir.js';
 import { HostedLinks } from '../hosted/links.js';
 import { createDemoCheckout, ensureDemoMerchant } from './demo.js';
 import { limitHeapGrowth } from './heap.js';
@@ -137,28 +137,49 @@ async function serveWorker(config: Config): Promise<void> {
 }
 
 /**
- * The primary: migrates, loads (or on first start generates) the secrets and creates the demo merchant once, so
- * workers never race for them; then forks the workers, replaces one that crashes, and on a signal stops them all.
+ * The primary: migrates and loads (or on first start generates) the secrets once, so workers never race for them;
+ * then forks the workers, replaces one that crashes, and on a signal stops them all. The demo merchant is created
+ * once every worker listens, as with one process: a port already taken stops the start before the demo's key, shown
+ * only once, is printed (and spent).
  */
 async function servePrimary(config: Config): Promise<void> {
-  let demoCheckout: string | undefined;
-  let generatedCert = false;
+  let secrets: RuntimeSecrets | undefined;
   try {
     const db = await openDatabase(config);
     try {
-      const secrets = await loadRuntimeSecrets(config);
-      generatedCert = secrets.tls?.generated === true;
-      const services = buildServices(config, db, secrets);
-      const demoCredentials = await ensureDemoMerchant(services, config);
-      if (demoCredentials) console.log(demoCredentials);
-      demoCheckout = await createDemoCheckout(services, new HostedLinks(secrets.tokenSecret, config.publicUrl), config);
-      services.threeDSSimulator?.stop();
+      secrets = await loadRuntimeSecrets(config);
     } finally {
       await db.close();
     }
   } catch (error) {
     couldNotStart(describeStartError(error, config));
   }
+  const generatedCert = secrets?.tls?.generated === true;
+  /** The demo merchant (first start), its checkout link and the banner, once every worker listens. */
+  const announce = async (): Promise<void> => {
+    let demoCheckout: string | undefined;
+    if (secrets !== undefined) {
+      try {
+        const db = await openDatabase(config);
+        try {
+          const services = buildServices(config, db, secrets);
+          const demoCredentials = await ensureDemoMerchant(services, config);
+          if (demoCredentials) console.log(demoCredentials);
+          demoCheckout = await createDemoCheckout(
+            services,
+            new HostedLinks(secrets.tokenSecret, config.publicUrl),
+            config,
+          );
+          services.threeDSSimulator?.stop();
+        } finally {
+          await db.close();
+        }
+      } catch (error) {
+        console.error(`The demo merchant could not be prepared: ${describeStartError(error, config)}`);
+      }
+    }
+    console.log(banner(config, demoCheckout, generatedCert));
+  };
 
   let stopping = false;
   let everyoneListened = false;
@@ -169,7 +190,7 @@ async function servePrimary(config: Config): Promise<void> {
       listening.add(worker.id);
       if (!everyoneListened && listening.size === config.workers) {
         everyoneListened = true;
-        console.log(banner(config, demoCheckout, generatedCert));
+        void announce();
       }
     });
     return worker;

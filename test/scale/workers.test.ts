@@ -54,7 +54,7 @@ describe.runIf(DIALECTS.includes('postgres'))('KASSA_WORKERS=2 on PostgreSQL (no
       KASSA_MAX_EVENT_LOOP_DELAY: '0',
       LOG_LEVEL: 'warn',
     });
-    const [, apiKey] = (await server.waitFor(/apiKey:\s+(\S+)/)) as RegExpMatchArray;
+    const [, apiKey] = (await server.waitFor(/apiKey:\s+(\S+)/, 60_000)) as RegExpMatchArray;
     await server.waitFor(/Kassa listens on .*2 worker processes/, 60_000);
     authorization = `Basic ${Buffer.from(`demo:${apiKey}`).toString('base64')}`;
   });

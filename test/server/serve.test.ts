@@ -80,7 +80,9 @@ describe('kassa serve that cannot listen stops with one line naming the setting,
   }, 60_000);
 
   describe.runIf(DIALECTS.includes('postgres'))('KASSA_WORKERS=2 (PostgreSQL)', () => {
-    it('a worker that cannot listen says why, and the primary stops', async () => {
+    // The demo's credentials are shown only once: with the port taken they are neither printed nor created, so the
+    // next start (port free) creates the demo merchant and shows its key (the primary used to spend it before forking).
+    it('a worker that cannot listen says why, and the primary stops before the demo merchant exists', async () => {
       database = await freshDatabase('postgres');
       const { port, server } = await takenPort();
       held = server;
@@ -92,13 +94,15 @@ describe('kassa serve that cannot listen stops with one line naming the setting,
         KASSA_TLS_CERT: inject('tlsCertFile'),
         KASSA_TLS_KEY: inject('tlsKeyFile'),
         DATABASE_URL: database.url,
-        KASSA_DEMO: 'off',
+        KASSA_DEMO: 'on',
         LOG_LEVEL: 'warn',
       });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`Kassa could not start: port ${port} is already in use (KASSA_PORT)`);
       expect(r.stderr).not.toMatch(TRACE_LINE);
       for (const line of r.stderr.trim().split('\n')) expect(line).toMatch(/^Kassa could not start: /);
+      expect(r.stdout).not.toContain('apiKey');
+      expect(await database.db.kysely.selectFrom('merchant').select('merchant_id').execute()).toEqual([]);
     }, 90_000);
   });
 });
