@@ -1536,6 +1536,7 @@ export interface components {
                         acsTransId?: string;
                         authenticationType?: string;
                         authenticationValue?: string;
+                        cardholderInfo?: string;
                         dsReferenceNumber?: string;
                         dsTransId?: string;
                         eci?: string;
@@ -1544,6 +1545,8 @@ export interface components {
                         sdkTransId?: string;
                         transStatus?: string;
                         transStatusReason?: string;
+                        whiteListStatus?: string;
+                        whiteListStatusSource?: string;
                     };
                     versioningData?: {
                         threeDSServerTransId?: string;
@@ -1964,6 +1967,7 @@ export interface components {
                             acsTransId?: string;
                             authenticationType?: string;
                             authenticationValue?: string;
+                            cardholderInfo?: string;
                             dsReferenceNumber?: string;
                             dsTransId?: string;
                             eci?: string;
@@ -1972,6 +1976,8 @@ export interface components {
                             sdkTransId?: string;
                             transStatus?: string;
                             transStatusReason?: string;
+                            whiteListStatus?: string;
+                            whiteListStatusSource?: string;
                         };
                         versioningData?: {
                             threeDSServerTransId?: string;
@@ -2490,6 +2496,7 @@ export interface components {
                         acsTransId?: string;
                         authenticationType?: string;
                         authenticationValue?: string;
+                        cardholderInfo?: string;
                         dsReferenceNumber?: string;
                         dsTransId?: string;
                         eci?: string;
@@ -2498,6 +2505,8 @@ export interface components {
                         sdkTransId?: string;
                         transStatus?: string;
                         transStatusReason?: string;
+                        whiteListStatus?: string;
+                        whiteListStatusSource?: string;
                     };
                     versioningData?: {
                         threeDSServerTransId?: string;

@@ -74,6 +74,7 @@ export const AuthenticationData = Type.Object({
   acsTransId: Str(),
   authenticationType: Str(),
   authenticationValue: Str(),
+  cardholderInfo: Str(),
   dsReferenceNumber: Str(),
   dsTransId: Str(),
   eci: Str(),
@@ -82,6 +83,8 @@ export const AuthenticationData = Type.Object({
   sdkTransId: Str(),
   transStatus: Str(),
   transStatusReason: Str(),
+  whiteListStatus: Str(),
+  whiteListStatusSource: Str(),
 });
 
 /** `paymentMethods.card.versioningData`: the protocol versions of the 3DS transaction. */
@@ -203,4 +206,5 @@ export const PaymentDetails = Type.Object({
 });
 export type PaymentDetails = Static<typeof PaymentDetails>;
 export type DetailsCard = Static<typeof DetailsCard>;
+export type DetailsAuthenticationData = Static<typeof AuthenticationData>;
 export type DetailsOperation = Static<typeof DetailsOperation>;

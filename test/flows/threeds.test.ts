@@ -190,6 +190,26 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
     const wantEci = want.final === 'Y' || want.final === 'A' || want.final === 'I' ? eci[want.final] : eci.other;
     expect(final.threeDS.eci).toBe(wantEci);
     expect(final.threeDS.liabilityShift).toBe(want.final === 'Y' || want.final === 'A');
+    // Paygate wire §4: the details' authenticationData says what the notification's ARes said, in Paygate's names;
+    // after a challenge or decoupled authentication the result is the RReq's.
+    const data = final.paymentMethods.card.authenticationData;
+    expect(data).toMatchObject({
+      threeDSServerTransId: uuidFromPayId(payId),
+      acsChallengeMandated: auth?.acsChallengeMandated,
+      acsReferenceNumber: auth?.acsReferenceNumber,
+      dsReferenceNumber: auth?.dsReferenceNumber,
+      messageType: want.ares === 'C' || want.ares === 'D' ? 'RReq' : 'ARes',
+      messageVersion: version,
+      transStatus: want.final,
+    });
+    if (auth?.acsOperatorID) expect(data.acsOperatorId).toBe(auth.acsOperatorID);
+    if (auth?.authenticationType) expect(data.authenticationType).toBe(auth.authenticationType);
+    else expect(data).not.toHaveProperty('authenticationType');
+    if (auth && 'acsDecConInd' in auth) expect(data.acsDecConInd).toBe(auth.acsDecConInd);
+    else expect(data).not.toHaveProperty('acsDecConInd');
+    if (auth?.cardholderInfo) expect(data.cardholderInfo).toBe(auth.cardholderInfo);
+    if (channel === 'APP') expect(data.sdkTransId).toBe(auth?.sdkTransID);
+    else expect(data).not.toHaveProperty('sdkTransId');
     const events = await outboxEvents(t.database.db.kysely, payId);
     expect(events.map((e) => e.type)).toEqual([
       'authentication',

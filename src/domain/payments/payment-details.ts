@@ -1,5 +1,11 @@
-import type { DetailsCard, DetailsOperation, PaymentDetails } from '../../contracts/payment-details.js';
+import type {
+  DetailsAuthenticationData,
+  DetailsCard,
+  DetailsOperation,
+  PaymentDetails,
+} from '../../contracts/payment-details.js';
 import { isoTime } from '../ports/clock.js';
+import { authenticationTypeName } from '../threeds/authentication-response.js';
 import type { CardSummary, Payment, PaymentOperation, ThreeDSResult } from './payment.js';
 import { describeResponseCode } from './response-codes.js';
 
@@ -113,6 +119,37 @@ function accountRange(bin: string): { accountRangeLow: string; accountRangeHigh:
 }
 
 /**
+ * `paymentMethods.card.authenticationData` in Paygate's names (wire §4: `…Id`, not EMVCo's `…ID`): the EMV 3DS result
+ * Kassa keeps, each member absent when unknown. acsChallengeMandated and acsDecConInd are booleans and
+ * authenticationType is spelled out (static, dynamic, oob, decoupled) as in the Authentication Notification
+ * (spec §2.1); messageType names the message the result came from (ARes, or RReq after a challenge).
+ */
+function authenticationData(threeDS: ThreeDSResult): DetailsAuthenticationData {
+  const type = threeDS.authenticationType && authenticationTypeName(threeDS.authenticationType, threeDS.messageVersion);
+  return {
+    threeDSServerTransId: threeDS.threeDSServerTransID,
+    ...(threeDS.acsChallengeMandated !== undefined && { acsChallengeMandated: threeDS.acsChallengeMandated }),
+    ...(threeDS.acsDecConInd !== undefined && { acsDecConInd: threeDS.acsDecConInd }),
+    ...(threeDS.acsOperatorID && { acsOperatorId: threeDS.acsOperatorID }),
+    ...(threeDS.acsReferenceNumber && { acsReferenceNumber: threeDS.acsReferenceNumber }),
+    ...(threeDS.acsTransID && { acsTransId: threeDS.acsTransID }),
+    ...(type && { authenticationType: type }),
+    ...(threeDS.authenticationValue && { authenticationValue: threeDS.authenticationValue }),
+    ...(threeDS.cardholderInfo && { cardholderInfo: threeDS.cardholderInfo }),
+    ...(threeDS.dsReferenceNumber && { dsReferenceNumber: threeDS.dsReferenceNumber }),
+    ...(threeDS.dsTransID && { dsTransId: threeDS.dsTransID }),
+    ...(threeDS.eci && { eci: threeDS.eci }),
+    ...(threeDS.messageType && { messageType: threeDS.messageType }),
+    messageVersion: threeDS.messageVersion,
+    ...(threeDS.sdkTransID && { sdkTransId: threeDS.sdkTransID }),
+    transStatus: threeDS.transStatus,
+    ...(threeDS.transStatusReason && { transStatusReason: threeDS.transStatusReason }),
+    ...(threeDS.whiteListStatus && { whiteListStatus: threeDS.whiteListStatus }),
+    ...(threeDS.whiteListStatusSource && { whiteListStatusSource: threeDS.whiteListStatusSource }),
+  };
+}
+
+/**
  * `paymentMethods.card` in Paygate's names (wire §4): never the PAN nor the CVC. `authenticationData` and
  * `versioningData` carry the EMV 3DS result Kassa keeps (ARes, or RReq after a challenge).
  */
@@ -132,16 +169,7 @@ function cardDetails(card: CardSummary, threeDS: ThreeDSResult | undefined): Det
     ...(card.schemeReferenceId && { schemeReferenceId: card.schemeReferenceId }),
     bin: { accountBin: card.bin, ...accountRange(card.bin) },
     ...(threeDS && {
-      authenticationData: {
-        threeDSServerTransId: threeDS.threeDSServerTransID,
-        ...(threeDS.acsTransID && { acsTransId: threeDS.acsTransID }),
-        ...(threeDS.dsTransID && { dsTransId: threeDS.dsTransID }),
-        ...(threeDS.authenticationValue && { authenticationValue: threeDS.authenticationValue }),
-        ...(threeDS.eci && { eci: threeDS.eci }),
-        messageVersion: threeDS.messageVersion,
-        transStatus: threeDS.transStatus,
-        ...(threeDS.transStatusReason && { transStatusReason: threeDS.transStatusReason }),
-      },
+      authenticationData: authenticationData(threeDS),
       versioningData: { threeDSServerTransId: threeDS.threeDSServerTransID },
     }),
   };

@@ -161,6 +161,24 @@ export interface ThreeDSResult {
    * a decoupled authentication); Kassa's hosted waiting page shows it.
    */
   cardholderInfo?: string;
+  /**
+   * What else the ARes said, kept for the details' `authenticationData` (Paygate wire §4), each absent when the ACS
+   * did not send it and on payments stored before it was kept: EMVCo acsChallengeMandated and acsDecConInd (Y/N as
+   * booleans; acsChallengeMandated false when the ACS did not send it, as in the notification), authenticationType (01 static, 02 dynamic, 03 oob, 04 decoupled; the RReq's when it carries one),
+   * acsOperatorID, acsReferenceNumber, dsReferenceNumber, sdkTransID (app channel), whiteListStatus and
+   * whiteListStatusSource (2.2.0+; the RReq's when it carries them).
+   */
+  acsChallengeMandated?: boolean;
+  acsDecConInd?: boolean;
+  authenticationType?: '01' | '02' | '03' | '04';
+  acsOperatorID?: string;
+  acsReferenceNumber?: string;
+  dsReferenceNumber?: string;
+  sdkTransID?: string;
+  whiteListStatus?: 'Y' | 'N' | 'E' | 'P' | 'R' | 'U';
+  whiteListStatusSource?: '01' | '02' | '03';
+  /** The message the result was last taken from: the ARes, or the RReq after a challenge or decoupled authentication. */
+  messageType?: 'ARes' | 'RReq';
 }
 
 /** One operation on a payment, identified by its xId. Values in minor units. */

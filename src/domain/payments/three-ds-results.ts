@@ -12,7 +12,7 @@ import type { ResultsRequest, ResultsResponse, ThreeDSErrorMessage } from '../th
 import type { ThreeDSPhase } from '../threeds/three-ds-transaction.js';
 import { authorizeAtAcquirer, decideAfterAuthentication } from './authorize-payment.js';
 import { finishPayment } from './finish-payment.js';
-import type { Payment } from './payment.js';
+import type { Payment, ThreeDSResult } from './payment.js';
 import { payIdFromUuid, uuidFromPayId } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 
@@ -60,7 +60,9 @@ export async function handleResultsRequest(
     return resultsResponse(rreq);
   }
   const previous = stored.threeDS;
-  const threeDS = {
+  const threeDS: ThreeDSResult = {
+    // What only the ARes says (acsChallengeMandated, reference numbers, …) stays; the RReq's result replaces the rest.
+    ...(previous && aresOnly(previous)),
     threeDSServerTransID: uuidFromPayId(payId),
     messageVersion: t.messageVersion,
     transStatus: rreq.transStatus,
@@ -70,6 +72,10 @@ export async function handleResultsRequest(
     ...(rreq.transStatusReason !== undefined && { transStatusReason: rreq.transStatusReason }),
     ...(rreq.eci !== undefined && { eci: rreq.eci }),
     ...(rreq.authenticationValue !== undefined && { authenticationValue: rreq.authenticationValue }),
+    ...(rreq.authenticationType !== undefined && { authenticationType: rreq.authenticationType }),
+    ...(rreq.whiteListStatus !== undefined && { whiteListStatus: rreq.whiteListStatus }),
+    ...(rreq.whiteListStatusSource !== undefined && { whiteListStatusSource: rreq.whiteListStatusSource }),
+    messageType: 'RReq',
   };
   const payment: Payment = {
     ...stored,
@@ -91,6 +97,27 @@ export async function handleResultsRequest(
   await store.payments.update(payment);
   await authorizeAtAcquirer(deps, merchant, payment, card);
   return resultsResponse(rreq);
+}
+
+/** The fields of a stored 3-D Secure result that only the ARes carries (EMVCo ARes; the RReq has none of them). */
+function aresOnly(previous: ThreeDSResult): Partial<ThreeDSResult> {
+  const { acsChallengeMandated, acsDecConInd, acsOperatorID, acsReferenceNumber, dsReferenceNumber, sdkTransID } =
+    previous;
+  const { cardholderInfo, authenticationType, whiteListStatus, whiteListStatusSource } = previous;
+  return Object.fromEntries(
+    Object.entries({
+      acsChallengeMandated,
+      acsDecConInd,
+      acsOperatorID,
+      acsReferenceNumber,
+      dsReferenceNumber,
+      sdkTransID,
+      cardholderInfo,
+      authenticationType,
+      whiteListStatus,
+      whiteListStatusSource,
+    }).filter(([, v]) => v !== undefined),
+  );
 }
 
 /**

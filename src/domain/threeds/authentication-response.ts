@@ -7,6 +7,7 @@ import type {
   AcsRenderingType,
   AuthenticationResponseMessage,
   DeviceChannel,
+  MessageVersion,
   TransStatus,
 } from './three-ds-messages.js';
 import { isAtLeast220 } from './three-ds-server.js';
@@ -109,6 +110,18 @@ const AUTHENTICATION_TYPE_NAMES: Readonly<Record<string, AuthenticationTypeName>
 };
 
 /**
+ * spec §2.1 authenticationType: EMVCo 01..04 spelled out (static, dynamic, oob, decoupled); '' when absent or
+ * unknown, and for decoupled (04) before 2.2.0 (spec §9.2).
+ */
+export function authenticationTypeName(
+  code: string | undefined,
+  messageVersion: MessageVersion,
+): AuthenticationTypeName {
+  const name = AUTHENTICATION_TYPE_NAMES[code ?? ''] ?? '';
+  return name === 'decoupled' && !isAtLeast220(messageVersion) ? '' : name;
+}
+
+/**
  * Standard Base64 of a UTF-8 string. Uses Buffer, a Node global with no I/O.
  * Note: EMVCo's browser `creq` form parameter is base64url; this field is the spec's plain Base64.
  */
@@ -134,8 +147,7 @@ export function buildAuthenticationResponse(
       : ares.sdkTransID !== undefined || ares.acsSignedContent !== undefined;
   const v220 = isAtLeast220(ares.messageVersion);
   const challenge = ares.transStatus === 'C';
-  let authenticationType = AUTHENTICATION_TYPE_NAMES[ares.authenticationType ?? ''] ?? '';
-  if (authenticationType === 'decoupled' && !v220) authenticationType = '';
+  const authenticationType = authenticationTypeName(ares.authenticationType, ares.messageVersion);
 
   const challengeRequest: ChallengeRequest | Record<string, never> = challenge
     ? {

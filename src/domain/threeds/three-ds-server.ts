@@ -544,5 +544,16 @@ export function threeDSResultFromARes(ares: AuthenticationResponseMessage): Thre
   if (ares.eci !== undefined) result.eci = ares.eci;
   if (ares.authenticationValue !== undefined) result.authenticationValue = ares.authenticationValue;
   if (ares.cardholderInfo !== undefined) result.cardholderInfo = ares.cardholderInfo;
+  // As in the Authentication Notification (spec §2.1): false when the ACS did not say it was mandated.
+  result.acsChallengeMandated = ares.acsChallengeMandated === 'Y';
+  if (ares.acsDecConInd !== undefined) result.acsDecConInd = ares.acsDecConInd === 'Y';
+  if (ares.authenticationType !== undefined) result.authenticationType = ares.authenticationType;
+  if (ares.acsOperatorID !== undefined) result.acsOperatorID = ares.acsOperatorID;
+  result.acsReferenceNumber = ares.acsReferenceNumber;
+  result.dsReferenceNumber = ares.dsReferenceNumber;
+  if (ares.sdkTransID !== undefined) result.sdkTransID = ares.sdkTransID;
+  if (ares.whiteListStatus !== undefined) result.whiteListStatus = ares.whiteListStatus;
+  if (ares.whiteListStatusSource !== undefined) result.whiteListStatusSource = ares.whiteListStatusSource;
+  result.messageType = 'ARes';
   return result;
 }

@@ -380,6 +380,38 @@ describe('threeDSResultFromARes', () => {
       acsTransID: ares.acsTransID,
       dsTransID: ares.dsTransID,
       liabilityShift,
+      // Kept for the details' authenticationData (Paygate wire §4).
+      acsChallengeMandated: false,
+      acsReferenceNumber: 'ACS-REF',
+      dsReferenceNumber: 'DS-REF',
+      messageType: 'ARes',
+    });
+  });
+
+  it('keeps what else the ARes said: mandated challenge, decoupled indicator, type, operator, SDK and whitelist', () => {
+    const areq = buildAReq(areqInput());
+    const ares = {
+      ...goodARes(areq),
+      transStatus: 'D' as const,
+      acsChallengeMandated: 'Y' as const,
+      acsDecConInd: 'Y' as const,
+      authenticationType: '04' as const,
+      acsOperatorID: 'OP-1',
+      sdkTransID: '7c4f1d1e-6a0b-4d7c-9d5e-1c2b3a4d5e6f',
+      cardholderInfo: 'Approve in your banking app',
+      whiteListStatus: 'Y' as const,
+      whiteListStatusSource: '02' as const,
+    };
+    expect(threeDSResultFromARes(ares)).toMatchObject({
+      acsChallengeMandated: true,
+      acsDecConInd: true,
+      authenticationType: '04',
+      acsOperatorID: 'OP-1',
+      sdkTransID: ares.sdkTransID,
+      cardholderInfo: 'Approve in your banking app',
+      whiteListStatus: 'Y',
+      whiteListStatusSource: '02',
+      messageType: 'ARes',
     });
   });
 });
