@@ -74,11 +74,32 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+/** The digits-only string form of `amount.value` (contracts/primitives.ts AmountValue). */
+const AMOUNT_DIGITS_PATTERN = '^0*[1-9][0-9]{0,10}$';
+
+/**
+ * One error per failed alternative of an `anyOf` (an integer or a string of digits): a value of one of the
+ * alternatives' types is judged by that alternative alone (`0` → "must be >= 1", not also "must be string"); a value
+ * of neither type gets one "must be integer or string". Other errors pass unchanged.
+ */
+function withoutAnyOfNoise(errors: AjvError[]): AjvError[] {
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  if (anyOfPaths.size === 0) return errors;
+  const noise = (e: AjvError) => anyOfPaths.has(e.instancePath) && (e.keyword === 'type' || e.keyword === 'anyOf');
+  const kept = errors.filter((e) => !noise(e));
+  for (const path of anyOfPaths) {
+    if (kept.some((e) => e.instancePath === path)) continue;
+    const types = errors.filter((e) => e.instancePath === path && e.keyword === 'type').map((e) => e.params.type);
+    kept.push({ instancePath: path, keyword: 'type', message: `must be ${types.join(' or ')}`, params: {} });
+  }
+  return kept;
+}
+
 /** Field errors of a schema validation failure, as dotted paths into the body (`amount.value`). */
 export function fieldErrorsOfValidation(errors: AjvError[], context: string): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
-  for (const e of errors) {
+  for (const e of withoutAnyOfNoise(errors)) {
     const base = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const extra = (e.params.missingProperty ?? e.params.additionalProperty) as string | undefined;
     const field = [context === 'body' ? '' : context, base, extra ?? ''].filter(Boolean).join('.') || context;
@@ -87,6 +108,8 @@ export function fieldErrorsOfValidation(errors: AjvError[], context: string): Fi
     else if (e.keyword === 'additionalProperties') message = 'is not a known field';
     else if (e.keyword === 'pattern' && e.params.pattern === TEXT_PATTERN) {
       message = 'must not contain control characters, lone surrogates or bidirectional overrides';
+    } else if (e.keyword === 'pattern' && e.params.pattern === AMOUNT_DIGITS_PATTERN) {
+      message = 'must be a string of digits, at least 1 and at most 99999999999';
     } else if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     const key = `${field}|${message}`;
     if (!seen.has(key)) {

@@ -1,6 +1,8 @@
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
+import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { AmountValue } from '../../src/contracts/primitives.js';
 import { problemErrorHandler } from '../../src/http/problem.js';
 
 /** The error handler over one route that throws `error`. */
@@ -54,5 +56,29 @@ describe('database errors in the problem error handler', () => {
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.json()).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+  });
+});
+
+describe('field errors of a schema validation', () => {
+  const amountValue = (value: unknown) => {
+    const app = Fastify({ logger: false, ajv: { customOptions: { allErrors: true, coerceTypes: false } } });
+    app.setErrorHandler(problemErrorHandler);
+    app.post('/', { schema: { body: Type.Object({ amount: Type.Object({ value: AmountValue }) }) } }, async () => ({}));
+    return app.inject({ method: 'POST', url: '/', payload: { amount: { value } } });
+  };
+
+  // docs/errors.md: one message per bad field; an amount is an integer or a string of digits (wire §2).
+  it.each([
+    [0, 'must be >= 1'],
+    [-5, 'must be >= 1'],
+    [1.5, 'must be integer or string'],
+    ['0', 'must be a string of digits, at least 1 and at most 99999999999'],
+    [' 100', 'must be a string of digits, at least 1 and at most 99999999999'],
+    [true, 'must be integer or string'],
+    [null, 'must be integer or string'],
+  ])('amount.value %j gets one error: %s', async (value, message) => {
+    const res = await amountValue(value);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ field: 'amount.value', message }]);
   });
 });
