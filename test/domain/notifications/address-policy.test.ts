@@ -118,7 +118,24 @@ describe('checkMerchantUrl (payment creation)', () => {
     'https://[::ffff:127.0.0.1]/hook',
     'https://localhost/hook',
   ])('a production merchant may not use %s', (url) => {
-    expect(checkMerchantUrl(url, false)).toMatch(/sandbox merchants only/);
+    expect(checkMerchantUrl(url, false)).toMatch(/sandbox merchants only|never allowed/);
+  });
+
+  // Delivery never reaches these for any merchant (isSandboxReachable): refused when the URL is given, not accepted
+  // and then retried for a day (the notifications review got 201 and "merchant updated" for them as a sandbox).
+  it.each([
+    'http://169.254.169.254/latest',
+    'http://[fe80::1]/x',
+    'http://0.0.0.0:18700/ok',
+    'http://[::ffff:169.254.169.254]/x',
+    'http://[fd00:ec2::254]/x',
+    'http://224.0.0.1/x',
+    'http://255.255.255.255/x',
+  ])('no merchant, not even a sandbox, may use %s', (url) => {
+    expect(checkMerchantUrl(url, true)).toBe(
+      'link-local, unspecified, multicast and broadcast addresses are never allowed',
+    );
+    expect(checkMerchantUrl(url, false)).toMatch(/never allowed|https URL/);
   });
 
   it.each(['https://127.0.0.1/hook', 'http://10.0.0.1/hook', 'http://[::1]:8080/hook'])(
