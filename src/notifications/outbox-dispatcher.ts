@@ -21,6 +21,13 @@ export interface OutboxDispatcherOptions {
   pollIntervalMs: number;
   /** Most deliveries in flight at once (per process). */
   concurrency: number;
+  /**
+   * A failed attempt that took at least this long, in milliseconds (or ended without an answer: timeout, connection
+   * failed), marks its merchant as struggling: one delivery at a time until an attempt succeeds. Default 2000.
+   */
+  slowAttemptMs?: number;
+  /** How often a struggling merchant's next notification is tried, at most, in milliseconds of `clock`. Default 1000. */
+  probeIntervalMs?: number;
   /** How long a claim lasts, in milliseconds; must exceed the delivery timeout, or a slow attempt is taken over. */
   leaseMs: number;
   /** Uniform in [0, 1): jitter of the retry schedule. */
@@ -30,11 +37,20 @@ export interface OutboxDispatcherOptions {
   onAttempt?: (outcome: AttemptOutcome['status']) => void;
 }
 
+/** Most struggling merchants left out of one claim by name (each count is its own compiled SQL shape). */
+const MAX_EXCLUDED = 64;
+
 /**
  * The outbox dispatcher (DESIGN.md §5) that runs inside every `kassa serve` process: claims due notifications,
  * signs and sends them, and records every attempt with the next step of the retry schedule. Claims are leases in the
  * database, so a process that dies mid-delivery loses nothing: its claims expire and any dispatcher takes them over
  * (at-least-once; receivers dedupe by `webhook-id`).
+ *
+ * Fairness between merchants: a merchant whose receiver stops answering would hold every delivery slot for the whole
+ * timeout, round after round, while other merchants' events wait (the notifications review measured 70 s behind 30
+ * hanging payments). Once one of its attempts fails slowly or without an answer (`slowAttemptMs`), the merchant is
+ * struggling: its notifications are left out of the claims, and one of them at a time is tried (at most every
+ * `probeIntervalMs`), until one is delivered. A healthy merchant may use every slot. State of this process only.
  */
 export class OutboxDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
@@ -45,6 +61,10 @@ export class OutboxDispatcher {
   /** Finished attempts waiting to be recorded; written in batches (group commit: one durable commit for many). */
   private readonly unrecorded: { record: AttemptRecord; done: () => void }[] = [];
   private flushing: Promise<void> | undefined;
+  /** Struggling merchants (see the class comment) and when one of their notifications was last claimed. */
+  private readonly struggling = new Map<string, number>();
+  /** Deliveries in flight per merchant. */
+  private readonly inFlightOf = new Map<string, number>();
 
   constructor(private readonly options: OutboxDispatcherOptions) {}
 
@@ -119,19 +139,45 @@ export class OutboxDispatcher {
     } while (this.again && this.running);
   }
 
-  private claim(limit: number): Promise<ClaimedNotification[]> {
-    const now = this.options.clock.now();
-    return this.options.repository.claimDue(now, new Date(now.getTime() + this.options.leaseMs), limit);
+  /** Claims up to `limit` due notifications: healthy merchants' first, then one each for idle struggling ones. */
+  private async claim(limit: number): Promise<ClaimedNotification[]> {
+    const { repository, clock, leaseMs, probeIntervalMs = 1_000 } = this.options;
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const exclude = [...this.struggling.keys()].slice(0, MAX_EXCLUDED);
+    const at = now.getTime();
+    const claims = await repository.claimDue(now, leaseUntil, limit, exclude.length > 0 ? { exclude } : undefined);
+    for (const merchantId of exclude) {
+      if (claims.length >= limit) break;
+      const lastProbe = this.struggling.get(merchantId) ?? 0;
+      if ((this.inFlightOf.get(merchantId) ?? 0) > 0 || at - lastProbe < probeIntervalMs) continue;
+      this.struggling.set(merchantId, at);
+      claims.push(...(await repository.claimDue(now, leaseUntil, 1, { merchantId })));
+    }
+    return claims;
   }
 
   private async deliver(claim: ClaimedNotification): Promise<void> {
-    const { clock, sender, random, log } = this.options;
+    const { clock, sender, random, log, slowAttemptMs = 2_000 } = this.options;
     const attemptedAt = clock.now();
-    const result = await sender.send(claim, attemptedAt);
+    this.inFlightOf.set(claim.merchantId, (this.inFlightOf.get(claim.merchantId) ?? 0) + 1);
+    let result: Awaited<ReturnType<WebhookSender['send']>>;
+    try {
+      result = await sender.send(claim, attemptedAt);
+    } finally {
+      const left = (this.inFlightOf.get(claim.merchantId) ?? 1) - 1;
+      if (left > 0) this.inFlightOf.set(claim.merchantId, left);
+      else this.inFlightOf.delete(claim.merchantId);
+    }
     const attemptsMade = claim.attemptCount + 1;
     let outcome: AttemptOutcome;
-    if (result.httpStatus !== undefined && isDeliveredStatus(result.httpStatus)) outcome = { status: 'DELIVERED' };
-    else {
+    if (result.httpStatus !== undefined && isDeliveredStatus(result.httpStatus)) {
+      outcome = { status: 'DELIVERED' };
+      this.struggling.delete(claim.merchantId);
+    } else {
+      if (result.httpStatus === undefined || result.durationMs >= slowAttemptMs) {
+        if (!this.struggling.has(claim.merchantId)) this.struggling.set(claim.merchantId, clock.now().getTime());
+      }
       const next = nextAttemptAt(attemptsMade, clock.now(), random);
       outcome = next ? { status: 'PENDING', nextAttemptAt: next } : { status: 'FAILED' };
       log?.info(

@@ -26,7 +26,10 @@ export interface WebhookSender {
 }
 
 export interface UndiciWebhookSenderOptions {
-  /** An answer (status line, headers and body) must arrive within this many milliseconds. */
+  /**
+   * The answer's status line and headers must arrive within this many milliseconds (DESIGN.md §5: a 2xx within the
+   * time is success); its body is read and ignored until then at most (a body never finished does not undo a 2xx).
+   */
   timeoutMs: number;
   resolveAll: ResolveAll;
   /** Ports no notification may reach (the database's, Redis's): `checkTargetUrl`. */

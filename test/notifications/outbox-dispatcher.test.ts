@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/notifications/retry-schedule.js';
 import type { Clock } from '../../src/domain/ports/clock.js';
@@ -257,6 +257,46 @@ describe.each(DIALECTS)('outbox dispatcher (%s)', (dialect) => {
     const id = await enqueue(m, undefined, clock.now());
     expect(await dispatcher(clock).runOnce()).toBe(0);
     expect((await record(m, id)).status).toBe('NO_TARGET');
+  });
+
+  // Fairness between merchants: a merchant whose receiver stops answering gets one delivery at a time once its
+  // attempts time out, instead of every slot round after round (the notifications review: another merchant's events
+  // waited 70 s behind 30 hanging payments). Without the rule the other merchant's event would come after all twelve.
+  it("one merchant's receiver that stops answering does not hold the slots another merchant's event needs", async () => {
+    const hanging = await startReceiver();
+    hanging.fallback = 'hang';
+    try {
+      const clock = new ManualClock();
+      const slow = await newMerchant();
+      const other = await newMerchant();
+      const first: string[] = [];
+      for (let i = 0; i < 12; i++) first.push(await enqueue(slow, hanging.url, new Date(clock.t - 60_000 + i)));
+      const d = dispatcher(clock, { pollIntervalMs: 20, timeoutMs: 1_000, concurrency: 4 });
+      d.start();
+      await hanging.waitFor(4);
+      // The four time out after 1 s (recorded); a probe interval later one more of them is tried, not four.
+      await vi.waitFor(
+        async () => {
+          const attempted = await Promise.all(first.slice(0, 4).map((id) => record(slow, id)));
+          if (attempted.some((r) => r.attempts.length === 0)) throw new Error('first round not recorded yet');
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      clock.t += 1_500; // past the probe interval, before the 5 s retries of the first four
+      await hanging.waitFor(5);
+      const id = await enqueue(other, receiver.url, clock.now());
+      await vi.waitFor(
+        () => {
+          if (!receiver.received.some((r) => r.id === id)) throw new Error('not delivered yet');
+        },
+        { timeout: 10_000, interval: 10 },
+      );
+      expect(hanging.received.length).toBeLessThanOrEqual(6);
+      expect((await record(other, id)).status).toBe('DELIVERED');
+    } finally {
+      await Promise.all(deliveries.splice(0).map((d) => d.stop()));
+      await hanging.close();
+    }
   });
 
   it('a running dispatcher delivers by itself and stop() waits for the delivery in flight to be recorded', async () => {

@@ -54,6 +54,45 @@ describe.each(DIALECTS)('claiming due notifications (%s)', (dialect) => {
     expect(await store.notifications.claimDue(clock.now(), lease(), 16)).toEqual([]); // leased now
   });
 
+  // The dispatcher's fairness rule (outbox-dispatcher.ts): a claim can leave struggling merchants out, or take one
+  // merchant's notifications only.
+  it('a claim leaves the excluded merchants alone, or takes one merchant only', async () => {
+    for (const merchantId of ['shop2', 'shop3']) {
+      await store.merchants.insert({
+        merchantId,
+        name: merchantId,
+        country: 'DK',
+        currency: 'DKK',
+        sandbox: true,
+        webhookSecret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+        creationDate: clock.now(),
+      });
+    }
+    for (const [i, merchantId] of ['shop', 'shop2', 'shop3', 'shop', 'shop2', 'shop3'].entries()) {
+      await store.transaction((tx) =>
+        tx.outbox.enqueue({
+          id: `msg_${i}`,
+          merchantId,
+          type: 'payment.authorized',
+          payload: { i },
+          targetUrl: 'https://shop.example/hook',
+          createdAt: clock.now(),
+        }),
+      );
+    }
+    const ids = (claims: ClaimedNotification[]) => claims.map((c) => `${c.merchantId}:${c.id}`).sort();
+    expect(ids(await store.notifications.claimDue(clock.now(), lease(), 16, { exclude: ['shop', 'shop3'] }))).toEqual([
+      'shop2:msg_1',
+      'shop2:msg_4',
+    ]);
+    expect(ids(await store.notifications.claimDue(clock.now(), lease(), 1, { merchantId: 'shop3' }))).toHaveLength(1);
+    expect(ids(await store.notifications.claimDue(clock.now(), lease(), 16, { exclude: ['shop3'] }))).toEqual([
+      'shop:msg_0',
+      'shop:msg_3',
+    ]);
+    expect(ids(await store.notifications.claimDue(clock.now(), lease(), 16))).toHaveLength(1); // shop3's other one
+  });
+
   it('claims and records attempts (each outcome) with SQL compiled once per shape, and the notification rows say so', async () => {
     const enqueue = (id: string) =>
       store.transaction((tx) =>
