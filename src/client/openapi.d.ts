@@ -13,7 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Obtain an access token (OAuth 2 client credentials) */
+        /**
+         * Obtain an access token (OAuth 2 client credentials)
+         * @description Client authentication by `client_id` and `client_secret` in the form, or by an HTTP Basic header of merchantId:apiKey (RFC 6749 §2.3.1), not both. Answers and errors are RFC 6749 JSON, never problem+json.
+         */
         post: operations["postAuthorizationOauthToken"];
         delete?: never;
         options?: never;
@@ -559,6 +562,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Rules beyond the schema (each refused 400 naming the field): DIRECT needs `paymentMethods.card` with `number` and `expiryDate`, and `browserInfo` on a browser channel (`sdkInfo` under `paymentMethods.card.threeDsPolicy` on APP) unless it is a merchant-initiated stored-credential payment or MOTO; HOSTED needs `urls.return`; outside sandbox every URL is https on a public host. */
         CreatePaymentRequest: {
             /** @description The merchant's id */
             transId: string;
@@ -922,6 +926,7 @@ export interface components {
                 };
             };
         };
+        /** @description Rules beyond the schema (each refused 400 naming the field): `urls.return` and `urls.cancel` are required; outside sandbox every URL is https on a public host. */
         CreateSessionRequest: {
             /** @description The merchant's id */
             transId: string;
@@ -2813,9 +2818,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
+                    /** @description Required: `client_credentials` (without it: 400 `invalid_request`) */
                     grant_type?: string;
+                    /** @description The merchantId, unless sent in the Basic header */
                     client_id?: string;
+                    /** @description An API key, unless sent in the Basic header */
                     client_secret?: string;
+                    /** @description Ignored: Kassa has no scopes */
                     scope?: string;
                 };
             };
@@ -2828,11 +2837,107 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        access_token?: string;
+                        access_token: string;
                         /** @enum {string} */
-                        token_type?: "Bearer";
+                        token_type: "Bearer";
                         /** @description seconds */
-                        expires_in?: number;
+                        expires_in: number;
+                    };
+                };
+            };
+            /** @description invalid_request or unsupported_grant_type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)
+                         * @enum {unknown}
+                         */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_grant" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description invalid_client (with WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)
+                         * @enum {unknown}
+                         */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_grant" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description invalid_request: the body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)
+                         * @enum {unknown}
+                         */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_grant" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description too_many_requests (with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)
+                         * @enum {unknown}
+                         */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_grant" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description server_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)
+                         * @enum {unknown}
+                         */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_grant" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description temporarily_unavailable (with Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)
+                         * @enum {unknown}
+                         */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_grant" | "too_many_requests" | "temporarily_unavailable" | "server_error";
+                        error_description: string;
                     };
                 };
             };
@@ -2847,12 +2952,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The JSON Schema (draft 2020-12) document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/schema+json": Record<string, never>;
+                };
             };
         };
     };
@@ -2865,12 +2972,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The JSON Schema (draft 2020-12) document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/schema+json": Record<string, never>;
+                };
             };
         };
     };
@@ -2883,12 +2992,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The JSON Schema (draft 2020-12) document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/schema+json": Record<string, never>;
+                };
             };
         };
     };

@@ -499,7 +499,14 @@ export const CreatePaymentRequest = Type.Object(
     browserInfo: O(BrowserInfo),
     paymentMethods: PaymentMethodsRequest,
   },
-  closed,
+  {
+    ...closed,
+    description:
+      'Rules beyond the schema (each refused 400 naming the field): DIRECT needs `paymentMethods.card` with ' +
+      '`number` and `expiryDate`, and `browserInfo` on a browser channel (`sdkInfo` under ' +
+      '`paymentMethods.card.threeDsPolicy` on APP) unless it is a merchant-initiated stored-credential payment or MOTO; ' +
+      'HOSTED needs `urls.return`; outside sandbox every URL is https on a public host.',
+  },
 );
 export type CreatePaymentRequest = Static<typeof CreatePaymentRequest>;
 
@@ -514,7 +521,12 @@ export const CreateSessionRequest = Type.Object(
       Type.Integer({ minimum: 300, maximum: 86_400, description: 'Kassa extension: seconds until expiry' }),
     ),
   },
-  closed,
+  {
+    ...closed,
+    description:
+      'Rules beyond the schema (each refused 400 naming the field): `urls.return` and `urls.cancel` are required; ' +
+      'outside sandbox every URL is https on a public host.',
+  },
 );
 export type CreateSessionRequest = Static<typeof CreateSessionRequest>;
 

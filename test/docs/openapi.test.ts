@@ -34,6 +34,25 @@ describe('openapi.json shapes (issue 11: typed routes)', () => {
     );
   });
 
+  // The contract review: the token endpoint listed only 200 and inherited the API's security (a token to get a
+  // token); the /schemas documents answered "Default Response" without content, behind credentials they never ask.
+  it('the token endpoint needs no token, and documents its RFC 6749 errors; the /schemas documents are public', () => {
+    const token = doc.paths['/authorization/oauth/token'].post;
+    expect(token.security).toEqual([{ basic: [] }, {}]);
+    expect(Object.keys(token.responses)).toEqual(['200', '400', '401', '413', '429', '500', '503']);
+    expect(token.responses['200'].content['application/json'].schema.required).toEqual([
+      'access_token',
+      'token_type',
+      'expires_in',
+    ]);
+    const error = token.responses['401'].content['application/json'].schema;
+    expect(error.required).toEqual(['error', 'error_description']);
+    expect(error.properties.error.enum).toContain('invalid_client');
+    const schemas = doc.paths['/schemas/payment-details.json'].get;
+    expect(schemas.security).toEqual([]);
+    expect(Object.keys(schemas.responses['200'].content)).toEqual(['application/schema+json']);
+  });
+
   it('describes the notifications as OpenAPI webhooks: the Authentication Notification and the payment events', () => {
     expect(Object.keys(doc.webhooks)).toEqual([
       'authentication',

@@ -42,11 +42,33 @@ function oauthError(reply: FastifyReply, status: number, error: OAuthError | 'to
  * refused as `invalid_request` (RFC 6749 §3.1: parameters MUST NOT be included more than once).
  */
 const TokenFormSchema = Type.Object({
-  grant_type: Type.Optional(Type.String()),
-  client_id: Type.Optional(Type.String()),
-  client_secret: Type.Optional(Type.String()),
-  scope: Type.Optional(Type.String()),
+  grant_type: Type.Optional(
+    Type.String({ description: 'Required: `client_credentials` (without it: 400 `invalid_request`)' }),
+  ),
+  client_id: Type.Optional(Type.String({ description: 'The merchantId, unless sent in the Basic header' })),
+  client_secret: Type.Optional(Type.String({ description: 'An API key, unless sent in the Basic header' })),
+  scope: Type.Optional(Type.String({ description: 'Ignored: Kassa has no scopes' })),
 });
+
+/** The RFC 6749 §5.2 error body of the token endpoint (not problem+json). */
+const OAuthErrorSchema = Type.Object(
+  {
+    error: Type.Enum(
+      [
+        'invalid_request',
+        'invalid_client',
+        'unsupported_grant_type',
+        'invalid_grant',
+        'too_many_requests',
+        'temporarily_unavailable',
+        'server_error',
+      ],
+      { description: 'RFC 6749 §5.2 code; too_many_requests (429), temporarily_unavailable (503), server_error (500)' },
+    ),
+    error_description: Type.String(),
+  },
+  { description: 'RFC 6749 §5.2 error answer (Cache-Control: no-store)' },
+);
 
 /**
  * `POST /authorization/oauth/token` (spec §4.1, §5.2): OAuth 2 client credentials grant (RFC 6749 §4.4).
@@ -67,15 +89,27 @@ export async function oauthTokenRoute(
         tags: ['auth'],
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenFormSchema,
+        description:
+          'Client authentication by `client_id` and `client_secret` in the form, or by an HTTP Basic header of ' +
+          'merchantId:apiKey (RFC 6749 §2.3.1), not both. Answers and errors are RFC 6749 JSON, never problem+json.',
+        // No access token is needed to get one: the Basic header, or no header and the credentials in the form.
+        security: [{ basic: [] }, {}],
         response: {
           200: {
             type: 'object',
+            required: ['access_token', 'token_type', 'expires_in'],
             properties: {
               access_token: { type: 'string' },
               token_type: { type: 'string', enum: ['Bearer'] },
               expires_in: { type: 'integer', description: 'seconds' },
             },
           },
+          400: { ...OAuthErrorSchema, description: 'invalid_request or unsupported_grant_type' },
+          401: { ...OAuthErrorSchema, description: 'invalid_client (with WWW-Authenticate)' },
+          413: { ...OAuthErrorSchema, description: 'invalid_request: the body is too large' },
+          429: { ...OAuthErrorSchema, description: 'too_many_requests (with Retry-After)' },
+          500: { ...OAuthErrorSchema, description: 'server_error' },
+          503: { ...OAuthErrorSchema, description: 'temporarily_unavailable (with Retry-After)' },
         },
       },
       // The route answers in RFC 6749 form, not problem+json. Only errors of the request itself are a 400: a client

@@ -15,7 +15,18 @@ export const SCHEMA_JSON = 'application/schema+json';
 export async function schemaRoutes(app: FastifyInstance) {
   const publish = (path: string, summary: string, schema: unknown) => {
     const body = JSON.stringify(schema, null, 2);
-    app.get(path, { schema: { summary, tags: ['schemas'] } }, async (_request, reply) =>
+    const documented = {
+      summary,
+      tags: ['schemas'],
+      security: [], // public: no credentials
+      response: {
+        200: {
+          description: 'The JSON Schema (draft 2020-12) document',
+          content: { [SCHEMA_JSON]: { schema: { type: 'object' } } },
+        },
+      },
+    };
+    app.get(path, { schema: documented }, async (_request, reply) =>
       reply.type(SCHEMA_JSON).header('cache-control', 'public, max-age=3600').send(body),
     );
   };
