@@ -95,14 +95,20 @@ function withoutAnyOfNoise(errors: AjvError[]): AjvError[] {
   return kept;
 }
 
-/** Field errors of a schema validation failure, as dotted paths into the body (`amount.value`). */
+/** Validation contexts whose fields are named with the context (`headers.x-kassa-actor`). */
+const PREFIXED = new Set(['headers']);
+
+/**
+ * Field errors of a schema validation failure, as dotted paths into the body (`amount.value`); a path or query
+ * parameter by its name alone (`pseudoCardNumber`, `payId`: docs/errors.md), a header as `headers.<name>`.
+ */
 export function fieldErrorsOfValidation(errors: AjvError[], context: string): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const e of withoutAnyOfNoise(errors)) {
     const base = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const extra = (e.params.missingProperty ?? e.params.additionalProperty) as string | undefined;
-    const field = [context === 'body' ? '' : context, base, extra ?? ''].filter(Boolean).join('.') || context;
+    const field = [PREFIXED.has(context) ? context : '', base, extra ?? ''].filter(Boolean).join('.') || context;
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') message = 'is required';
     else if (e.keyword === 'additionalProperties') message = 'is not a known field';

@@ -82,3 +82,22 @@ describe('field errors of a schema validation', () => {
     expect(res.json().errors).toEqual([{ field: 'amount.value', message }]);
   });
 });
+
+describe('field errors of path and query parameters', () => {
+  // docs/errors.md: a parameter is named as the client knows it, not by the framework's context (`params.…`).
+  it('names a path parameter and a query parameter by their names alone', async () => {
+    const app = Fastify({ logger: false, ajv: { customOptions: { allErrors: true, coerceTypes: false } } });
+    app.setErrorHandler(problemErrorHandler);
+    app.get(
+      '/cards/:pseudoCardNumber',
+      { schema: { params: Type.Object({ pseudoCardNumber: Type.String({ pattern: '^[0-9]{16}$' }) }) } },
+      async () => ({}),
+    );
+    app.get('/notifications', { schema: { querystring: Type.Object({ payId: Type.String() }) } }, async () => ({}));
+    const path = await app.inject({ method: 'GET', url: '/cards/abc' });
+    const query = await app.inject({ method: 'GET', url: '/notifications' });
+    await app.close();
+    expect(path.json().errors.map((e: { field: string }) => e.field)).toEqual(['pseudoCardNumber']);
+    expect(query.json().errors.map((e: { field: string }) => e.field)).toEqual(['payId']);
+  });
+});
