@@ -573,10 +573,22 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       info: {
         title: 'Kassa payment gateway',
         version: '1.0.0',
-        description: 'REST interface: docs/ in the repository',
+        description:
+          'Card payments over REST/JSON, wire-compatible with Paygate REST v2 (`/api/v2` and `/api/v1` serve the same ' +
+          'API). Authenticate with HTTP Basic (merchantId:apiKey) or an OAuth 2 client-credentials token. Amounts are ' +
+          'in ISO 4217 minor units. Errors are application/problem+json (the token endpoint answers RFC 6749 JSON). ' +
+          'Guides: docs/ in the repository.',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: config.publicUrl }],
+      tags: [
+        { name: 'payments', description: 'Create payments, read them, capture, refund and reverse them' },
+        { name: 'sessions', description: 'Hosted payment page sessions' },
+        { name: 'cards', description: 'Stored cards (pseudo card numbers)' },
+        { name: 'notifications', description: 'The notification delivery log and redelivery' },
+        { name: 'auth', description: 'OAuth 2 client credentials (RFC 6749 §4.4)' },
+        { name: 'schemas', description: 'The published JSON Schemas of answers and notifications' },
+      ],
       components: {
         securitySchemes: {
           basic: { type: 'http', scheme: 'basic' },

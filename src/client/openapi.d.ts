@@ -86,7 +86,7 @@ export interface paths {
         put?: never;
         /**
          * Create a card payment
-         * @description DIRECT: 201 with the result (OK, AUTHORIZED, FAILED, or PENDING with `_links.redirect` for a challenge). HOSTED: 202, PENDING with `_links.redirect.href` to the card step.
+         * @description DIRECT: 201 with the result (OK, AUTHORIZED, FAILED, or PENDING with `_links.redirect` for a challenge). HOSTED: 202, PENDING with `_links.redirect.href` to the card step. Both carry `Location`, the payment's getByPayId URL.
          */
         post: operations["postApiV1Payments"];
         delete?: never;
@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Create a card payment
-         * @description DIRECT: 201 with the result (OK, AUTHORIZED, FAILED, or PENDING with `_links.redirect` for a challenge). HOSTED: 202, PENDING with `_links.redirect.href` to the card step.
+         * @description DIRECT: 201 with the result (OK, AUTHORIZED, FAILED, or PENDING with `_links.redirect` for a challenge). HOSTED: 202, PENDING with `_links.redirect.href` to the card step. Both carry `Location`, the payment's getByPayId URL.
          */
         post: operations["postApiV2Payments"];
         delete?: never;
@@ -3007,6 +3007,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3036,7 +3037,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentDetails"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3077,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentDetails"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3116,7 +3117,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentDetails"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3140,6 +3141,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3160,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3200,7 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3224,6 +3226,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3246,7 +3249,7 @@ export interface operations {
                     "application/json": components["schemas"]["FollowUpResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3270,6 +3273,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3292,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["FollowUpResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3316,6 +3320,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3338,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["FollowUpResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3408,7 +3413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3432,6 +3437,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3477,7 +3483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3516,7 +3522,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3540,6 +3546,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3569,7 +3576,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentDetails"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentDetails"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3649,7 +3656,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentDetails"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3673,6 +3680,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3693,7 +3701,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3733,7 +3741,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3757,6 +3765,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3779,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["FollowUpResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3803,6 +3812,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3825,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["FollowUpResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3849,6 +3859,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3871,7 +3882,7 @@ export interface operations {
                     "application/json": components["schemas"]["FollowUpResponse"];
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3941,7 +3952,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -3965,6 +3976,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description IETF draft-ietf-httpapi-idempotency-key-header, kept 24 h per merchant and resource: the same key and body replays the first 2xx answer with the header `idempotent-replayed: true`; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request runs, 409 `IDEMPOTENCY_KEY_IN_USE`. A 4xx or 5xx answer frees the key. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4010,7 +4022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -4049,7 +4061,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description problem+json naming the code and, for 400, each refused field */
+            /** @description problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 `Retry-After`; every answer carries `x-request-id` (the body's `requestId`) */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
