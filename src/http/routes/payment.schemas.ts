@@ -25,7 +25,7 @@ export const ProblemResponses = {
   '4xx': {
     description:
       'problem+json naming the code and, for 400, each refused field; 401 carries `WWW-Authenticate`, 429 and 503 ' +
-      '`Retry-After`; every answer carries `x-request-id` (the body\'s `requestId`)',
+      "`Retry-After`; every answer carries `x-request-id` (the body's `requestId`)",
     content: { 'application/problem+json': { schema: ref('Problem') } },
   },
   '5xx': {

@@ -60,7 +60,7 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
         summary: 'Create a card payment',
         description:
           'DIRECT: 201 with the result (OK, AUTHORIZED, FAILED, or PENDING with `_links.redirect` for a challenge). ' +
-          'HOSTED: 202, PENDING with `_links.redirect.href` to the card step. Both carry `Location`, the payment\'s ' +
+          "HOSTED: 202, PENDING with `_links.redirect.href` to the card step. Both carry `Location`, the payment's " +
           'getByPayId URL.',
         tags: ['payments'],
         body: ref('CreatePaymentRequest'),
