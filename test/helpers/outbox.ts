@@ -30,14 +30,19 @@ export async function outboxEvents(
 export async function storeWithShop(database: FreshDatabase, clock: Clock): Promise<KyselyStore> {
   await migrateToLatest(database.db);
   const store = new KyselyStore(database.db.kysely, new WebhookSecretBox('outbox-test-data-key-0123456789abcdef0123'));
+  await insertShop(store, 'shop', clock);
+  return store;
+}
+
+/** Inserts a sandbox DK merchant `merchantId` (named after itself, a webhook secret) created at `clock.now()`. */
+export async function insertShop(store: KyselyStore, merchantId: string, clock: Clock): Promise<void> {
   await store.merchants.insert({
-    merchantId: 'shop',
-    name: 'Shop',
+    merchantId,
+    name: merchantId === 'shop' ? 'Shop' : merchantId,
     country: 'DK',
     currency: 'DKK',
     sandbox: true,
     webhookSecret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
     creationDate: clock.now(),
   });
-  return store;
 }

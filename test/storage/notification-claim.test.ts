@@ -4,7 +4,7 @@ import type { AttemptOutcome, ClaimedNotification } from '../../src/domain/notif
 import type { KyselyStore } from '../../src/storage/kysely-store.js';
 import { fixedClock } from '../domain/threeds/three-ds-fixtures.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
-import { storeWithShop } from '../helpers/outbox.js';
+import { insertShop, storeWithShop } from '../helpers/outbox.js';
 
 /**
  * The outbox look the app makes after every POST (issue 12): its SQL is compiled once (query-shapes.ts), not built
@@ -57,17 +57,7 @@ describe.each(DIALECTS)('claiming due notifications (%s)', (dialect) => {
   // The dispatcher's fairness rule (outbox-dispatcher.ts): a claim can leave struggling merchants out, or take one
   // merchant's notifications only.
   it('a claim leaves the excluded merchants alone, or takes one merchant only', async () => {
-    for (const merchantId of ['shop2', 'shop3']) {
-      await store.merchants.insert({
-        merchantId,
-        name: merchantId,
-        country: 'DK',
-        currency: 'DKK',
-        sandbox: true,
-        webhookSecret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
-        creationDate: clock.now(),
-      });
-    }
+    for (const merchantId of ['shop2', 'shop3']) await insertShop(store, merchantId, clock);
     for (const [i, merchantId] of ['shop', 'shop2', 'shop3', 'shop', 'shop2', 'shop3'].entries()) {
       await store.transaction((tx) =>
         tx.outbox.enqueue({
