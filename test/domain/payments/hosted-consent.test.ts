@@ -15,23 +15,11 @@ import { testPan } from '../../helpers/cards.js';
 import { DIALECTS } from '../../helpers/dialects.js';
 import { SERVICE_TEST_DATA_KEY, type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
 import { browserInfo as BROWSER } from '../threeds/three-ds-fixtures.js';
+import { hostedPaymentCommand } from './payment-fixture.js';
 
 const VISA = testPan('40000000', '1000');
 const MASTERCARD = testPan('51000000', '1000');
 const card = (number: string) => ({ number, expiryDate: '203012', securityCode: '123' });
-
-/** A HOSTED payment command of 40.00 DKK, MANUAL capture, unless `extra` says otherwise. */
-const hostedPayment = (merchant: Merchant, extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
-  merchantId: merchant.merchantId,
-  transId: `c-${Math.random().toString(36).slice(2)}`,
-  amount: { value: 4_000, currency: 'DKK' },
-  captureMethod: 'MANUAL',
-  integrationType: 'HOSTED',
-  channel: 'ECOM',
-  challengePreference: 'NO_PREFERENCE',
-  urls: { return: 'https://shop.example/ok' },
-  ...extra,
-});
 
 describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
   let h: ServiceHarness;
@@ -46,7 +34,7 @@ describe.each(DIALECTS)('hosted consent (%s)', (dialect) => {
 
   /** A HOSTED payment of 40.00 DKK (MANUAL unless `extra` says otherwise) with `number` typed on its card step. */
   const withCard = async (number: string, extra: Partial<CreatePaymentCommand> = {}): Promise<Payment> => {
-    const created = await services.hosted.createHostedPayment(merchant, hostedPayment(merchant, extra));
+    const created = await services.hosted.createHostedPayment(merchant, hostedPaymentCommand(merchant, extra));
     const taken = await services.hosted.takeCard(merchant, created, card(number));
     if (!taken.ok) throw new Error('card refused');
     return taken.payment;
@@ -185,7 +173,7 @@ describe.each(DIALECTS)('hosted card step, two posts at once (%s)', (dialect) =>
 
   it('the vaulted card is the card the payment names, and Pay goes on to 3-D Secure with it', async () => {
     const { services, merchant } = h;
-    const created = await services.hosted.createHostedPayment(merchant, hostedPayment(merchant));
+    const created = await services.hosted.createHostedPayment(merchant, hostedPaymentCommand(merchant));
     const taken = await Promise.all([
       services.hosted.takeCard(merchant, created, card(VISA)),
       services.hosted.takeCard(merchant, created, card(MASTERCARD)),

@@ -1,4 +1,6 @@
+import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { Payment, PaymentStatus } from '../../../src/domain/payments/payment.js';
+import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
 
 /**
  * A stored-looking payment for pure domain tests. Amounts in minor units; `surcharge` sets an APPLIED surcharge
@@ -42,5 +44,23 @@ export function paymentFixture(
     creationDate: at,
     updatedAt: at,
     ...rest,
+  };
+}
+
+/** A HOSTED payment command of 40.00 DKK, MANUAL capture, waiting on its card step once created; `extra` overrides. */
+export function hostedPaymentCommand(
+  merchant: Pick<Merchant, 'merchantId'>,
+  extra: Partial<CreatePaymentCommand> = {},
+): CreatePaymentCommand {
+  return {
+    merchantId: merchant.merchantId,
+    transId: `h-${Math.random().toString(36).slice(2)}`,
+    amount: { value: 4_000, currency: 'DKK' },
+    captureMethod: 'MANUAL',
+    integrationType: 'HOSTED',
+    channel: 'ECOM',
+    challengePreference: 'NO_PREFERENCE',
+    urls: { return: 'https://shop.example/ok' },
+    ...extra,
   };
 }

@@ -15,6 +15,7 @@ import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
 import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
+import { hostedPaymentCommand } from './payment-fixture.js';
 
 const PUBLIC_URL = 'https://kassa.test';
 
@@ -268,17 +269,7 @@ describe.each(DIALECTS)('payment services over KyselyStore (%s)', (dialect) => {
   });
 
   /** A HOSTED payment of 40.00 DKK, MANUAL capture, waiting on its card step. */
-  const createHosted = () =>
-    services.hosted.createHostedPayment(merchant, {
-      merchantId: merchant.merchantId,
-      transId: `h-${Math.random().toString(36).slice(2)}`,
-      amount: { value: 4_000, currency: 'DKK' },
-      captureMethod: 'MANUAL',
-      integrationType: 'HOSTED',
-      channel: 'ECOM',
-      challengePreference: 'NO_PREFERENCE',
-      urls: { return: 'https://shop.example/ok' },
-    });
+  const createHosted = () => services.hosted.createHostedPayment(merchant, hostedPaymentCommand(merchant));
 
   it('HOSTED: card step → surcharge quote → consent → confirm (3DS Method page) → authorized', async () => {
     const created = await createHosted();
