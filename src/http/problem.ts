@@ -90,7 +90,8 @@ function withoutAnyOfNoise(errors: AjvError[]): AjvError[] {
   for (const path of anyOfPaths) {
     if (kept.some((e) => e.instancePath === path)) continue;
     const types = errors.filter((e) => e.instancePath === path && e.keyword === 'type').map((e) => e.params.type);
-    kept.push({ instancePath: path, keyword: 'type', message: `must be ${types.join(' or ')}`, params: {} });
+    const message = types.length > 0 ? `must be ${types.join(' or ')}` : 'must match one of the allowed forms';
+    kept.push({ instancePath: path, keyword: 'type', message, params: {} });
   }
   return kept;
 }

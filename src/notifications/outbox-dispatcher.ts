@@ -26,8 +26,11 @@ export interface OutboxDispatcherOptions {
    * failed), marks its merchant as struggling: one delivery at a time until an attempt succeeds. Default 2000.
    */
   slowAttemptMs?: number;
-  /** How often a struggling merchant's next notification is tried, at most, in milliseconds of `clock`. Default 1000. */
-  probeIntervalMs?: number;
+  /**
+   * How long a struggling merchant's claimed notifications wait, unattempted, while one of its deliveries is in
+   * flight, in milliseconds of `clock`. Default 30 000.
+   */
+  deferMs?: number;
   /** How long a claim lasts, in milliseconds; must exceed the delivery timeout, or a slow attempt is taken over. */
   leaseMs: number;
   /** Uniform in [0, 1): jitter of the retry schedule. */
@@ -36,9 +39,6 @@ export interface OutboxDispatcherOptions {
   /** Called after every delivery attempt with what it led to (metrics). */
   onAttempt?: (outcome: AttemptOutcome['status']) => void;
 }
-
-/** Most struggling merchants left out of one claim by name (each count is its own compiled SQL shape). */
-const MAX_EXCLUDED = 64;
 
 /**
  * The outbox dispatcher (DESIGN.md §5) that runs inside every `kassa serve` process: claims due notifications,
@@ -49,8 +49,10 @@ const MAX_EXCLUDED = 64;
  * Fairness between merchants: a merchant whose receiver stops answering would hold every delivery slot for the whole
  * timeout, round after round, while other merchants' events wait (the notifications review measured 70 s behind 30
  * hanging payments). Once one of its attempts fails slowly or without an answer (`slowAttemptMs`), the merchant is
- * struggling: its notifications are left out of the claims, and one of them at a time is tried (at most every
- * `probeIntervalMs`), until one is delivered. A healthy merchant may use every slot. State of this process only.
+ * struggling until one of its notifications is delivered: of its notifications a claim takes, one is delivered when
+ * none of its is in flight, and the others are put back unattempted, due again `deferMs` later (so its backlog stays
+ * out of the way of the claims in due order, at one write per notification per `deferMs`). A healthy merchant may use
+ * every slot. State of this process only: each node learns it from its own attempts.
  */
 export class OutboxDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
@@ -61,8 +63,10 @@ export class OutboxDispatcher {
   /** Finished attempts waiting to be recorded; written in batches (group commit: one durable commit for many). */
   private readonly unrecorded: { record: AttemptRecord; done: () => void }[] = [];
   private flushing: Promise<void> | undefined;
-  /** Struggling merchants (see the class comment) and when one of their notifications was last claimed. */
-  private readonly struggling = new Map<string, number>();
+  /** Struggling merchants (see the class comment). */
+  private readonly struggling = new Set<string>();
+  /** Notifications claimed so far, delivered or deferred (the loop claims again while a claim came back full). */
+  private claimedTotal = 0;
   /** Deliveries in flight per merchant. */
   private readonly inFlightOf = new Map<string, number>();
 
@@ -108,6 +112,38 @@ export class OutboxDispatcher {
     return claims.length;
   }
 
+  /**
+   * Claims up to `limit` due notifications and returns those to deliver now; a struggling merchant's beyond the one
+   * it may have in flight are deferred (see the class comment). A failed deferral leaves them claimed until their
+   * lease expires: attempted later, never lost.
+   */
+  private async claim(limit: number): Promise<ClaimedNotification[]> {
+    const { repository, clock, leaseMs, deferMs = 30_000, log } = this.options;
+    const now = clock.now();
+    const claims = await repository.claimDue(now, new Date(now.getTime() + leaseMs), limit);
+    this.claimedTotal += claims.length;
+    if (this.struggling.size === 0) return claims;
+    const deliver: ClaimedNotification[] = [];
+    const deferred: ClaimedNotification[] = [];
+    const probing = new Set<string>();
+    for (const c of claims) {
+      const idle = (this.inFlightOf.get(c.merchantId) ?? 0) === 0 && !probing.has(c.merchantId);
+      if (!this.struggling.has(c.merchantId)) deliver.push(c);
+      else if (idle) {
+        probing.add(c.merchantId);
+        deliver.push(c);
+      } else deferred.push(c);
+    }
+    if (deferred.length > 0) {
+      try {
+        await repository.defer(deferred, new Date(now.getTime() + deferMs));
+      } catch (error) {
+        log?.error({ err: error, notificationIds: deferred.map((c) => c.id) }, 'could not defer notifications');
+      }
+    }
+    return deliver;
+  }
+
   private schedule(): void {
     if (!this.running) return;
     clearTimeout(this.timer);
@@ -122,8 +158,11 @@ export class OutboxDispatcher {
       // delivery wakes the loop), so that claims come in batches rather than one commit per event.
       if (free <= 0 || (this.inFlight.size > 0 && free < Math.ceil(this.options.concurrency / 2))) return;
       let claims: ClaimedNotification[];
+      let claimed: number;
       try {
+        const before = this.claimedTotal;
         claims = await this.claim(free);
+        claimed = this.claimedTotal - before;
       } catch (error) {
         this.options.log?.error({ err: error }, 'notification claim failed; retrying at the next poll');
         return;
@@ -135,26 +174,8 @@ export class OutboxDispatcher {
         });
         this.inFlight.add(p);
       }
-      if (claims.length === free) this.again = true; // more may be due
+      if (claimed === free) this.again = true; // more may be due (deferred ones count: they were claimed)
     } while (this.again && this.running);
-  }
-
-  /** Claims up to `limit` due notifications: healthy merchants' first, then one each for idle struggling ones. */
-  private async claim(limit: number): Promise<ClaimedNotification[]> {
-    const { repository, clock, leaseMs, probeIntervalMs = 1_000 } = this.options;
-    const now = clock.now();
-    const leaseUntil = new Date(now.getTime() + leaseMs);
-    const exclude = [...this.struggling.keys()].slice(0, MAX_EXCLUDED);
-    const at = now.getTime();
-    const claims = await repository.claimDue(now, leaseUntil, limit, exclude.length > 0 ? { exclude } : undefined);
-    for (const merchantId of exclude) {
-      if (claims.length >= limit) break;
-      const lastProbe = this.struggling.get(merchantId) ?? 0;
-      if ((this.inFlightOf.get(merchantId) ?? 0) > 0 || at - lastProbe < probeIntervalMs) continue;
-      this.struggling.set(merchantId, at);
-      claims.push(...(await repository.claimDue(now, leaseUntil, 1, { merchantId })));
-    }
-    return claims;
   }
 
   private async deliver(claim: ClaimedNotification): Promise<void> {
@@ -176,7 +197,7 @@ export class OutboxDispatcher {
       this.struggling.delete(claim.merchantId);
     } else {
       if (result.httpStatus === undefined || result.durationMs >= slowAttemptMs) {
-        if (!this.struggling.has(claim.merchantId)) this.struggling.set(claim.merchantId, clock.now().getTime());
+        this.struggling.add(claim.merchantId);
       }
       const next = nextAttemptAt(attemptsMade, clock.now(), random);
       outcome = next ? { status: 'PENDING', nextAttemptAt: next } : { status: 'FAILED' };

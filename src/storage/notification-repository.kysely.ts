@@ -6,7 +6,7 @@ import type {
   NotificationRecord,
   NotificationStatus,
 } from '../domain/notifications/notification.js';
-import type { ClaimScope, NotificationRepository } from '../domain/ports/store.js';
+import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, MerchantTable, NotificationAttemptTable } from './database.js';
 import { paymentCreatedAt } from './payment-created-at.js';
@@ -131,49 +131,33 @@ export class KyselyNotificationRepository implements NotificationRepository {
     return requeued;
   }
 
-  async claimDue(now: Date, leaseUntil: Date, limit: number, scope: ClaimScope = {}): Promise<ClaimedNotification[]> {
+  async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]> {
     const at = toDbTime(now);
-    const exclude = scope.exclude ?? [];
-    const only = scope.merchantId;
-    // The scope's values follow the due conditions' in the compiled SQL; its shape is part of the query's key.
-    const scoped = only !== undefined ? [only] : exclude;
-    const shape = only !== undefined ? 'only' : `exclude ${exclude.length}`;
-    const dueNow = () => {
-      let q = this.db
+    const dueNow = () =>
+      this.db
         .selectFrom('notification')
         .select('id')
         .where('status', '=', 'PENDING')
         .where('next_attempt_at', '<=', at)
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]));
-      if (only !== undefined) q = q.where('merchant_id', '=', only);
-      else if (exclude.length > 0) q = q.where('merchant_id', 'not in', exclude);
-      return q;
-    };
     // SQLite: a claim is a write (a writer round trip and a share of a commit) even when it claims nothing, and the
     // app looks after every POST. Looking first on the read connection (committed data only; anything committed
     // later is found by the next look) spares the write when nothing is due (issue 12). That look runs once per
     // POST, so its SQL is compiled once (query-shapes.ts).
     if (this.sqlite) {
-      const look = shaped(this.db, `notification.anyDue ${shape}`, ['PENDING', at, at, ...scoped, 1], () =>
-        dueNow().limit(1),
-      );
+      const look = shaped(this.db, 'notification.anyDue', ['PENDING', at, at, 1], () => dueNow().limit(1));
       if ((await this.db.executeQuery(look)).rows.length === 0) return [];
     }
     // On PostgreSQL the claim itself runs after every POST: compiled once as well.
     const lockedUntil = toDbTime(leaseUntil);
-    const claim = shaped(
-      this.db,
-      `notification.claim ${shape}`,
-      [lockedUntil, 'PENDING', at, at, ...scoped, limit],
-      () => {
-        const due = dueNow().orderBy('next_attempt_at').limit(limit);
-        return this.db
-          .updateTable('notification')
-          .set({ locked_until: lockedUntil })
-          .where('id', 'in', this.sqlite ? due : due.forUpdate().skipLocked())
-          .returningAll();
-      },
-    );
+    const claim = shaped(this.db, 'notification.claim', [lockedUntil, 'PENDING', at, at, limit], () => {
+      const due = dueNow().orderBy('next_attempt_at').limit(limit);
+      return this.db
+        .updateTable('notification')
+        .set({ locked_until: lockedUntil })
+        .where('id', 'in', this.sqlite ? due : due.forUpdate().skipLocked())
+        .returningAll();
+    });
     const rows = (await this.db.executeQuery(claim)).rows as NotificationRow[];
     if (rows.length === 0) return [];
 
@@ -208,6 +192,20 @@ export class KyselyNotificationRepository implements NotificationRepository {
       });
     }
     return claims.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async defer(claims: readonly ClaimedNotification[], until: Date): Promise<void> {
+    const byLease = new Map<number, string[]>();
+    for (const c of claims) byLease.set(c.leaseUntil.getTime(), [...(byLease.get(c.leaseUntil.getTime()) ?? []), c.id]);
+    for (const [lease, ids] of byLease) {
+      await this.db
+        .updateTable('notification')
+        .set({ next_attempt_at: toDbTime(until), locked_until: null })
+        .where('id', 'in', ids)
+        .where('status', '=', 'PENDING')
+        .where('locked_until', '=', toDbTime(new Date(lease)))
+        .execute();
+    }
   }
 
   async recordAttempts(records: AttemptRecord[]): Promise<void> {

@@ -35,7 +35,7 @@ export async function storeWithShop(database: FreshDatabase, clock: Clock): Prom
 }
 
 /** Inserts a sandbox DK merchant `merchantId` (named after itself, a webhook secret) created at `clock.now()`. */
-export async function insertShop(store: KyselyStore, merchantId: string, clock: Clock): Promise<void> {
+async function insertShop(store: KyselyStore, merchantId: string, clock: Clock): Promise<void> {
   await store.merchants.insert({
     merchantId,
     name: merchantId === 'shop' ? 'Shop' : merchantId,

@@ -104,7 +104,8 @@ export class MerchantService {
     if (!/^[A-Z]{3}$/.test(input.currency) || !isCurrencyWithMinorUnits(input.currency)) {
       errors.push({ field: 'currency', message: 'must be an ISO 4217 code such as DKK' });
     }
-    const urlProblem = input.webhookUrl === undefined ? undefined : checkMerchantUrl(input.webhookUrl, input.sandbox);
+    const urlProblem =
+      input.webhookUrl === undefined ? undefined : checkMerchantUrl(input.webhookUrl, input.sandbox, 'webhook');
     if (urlProblem) errors.push({ field: 'webhookUrl', message: urlProblem });
     if (errors.length > 0) throw validationError(errors);
 
@@ -166,7 +167,7 @@ export class MerchantService {
   async setWebhookUrl(merchantId: string, url: string | undefined): Promise<void> {
     const merchant = await this.store.merchants.find(merchantId);
     if (!merchant) throw new KassaError('MERCHANT_NOT_FOUND');
-    const problem = url === undefined ? undefined : checkMerchantUrl(url, merchant.sandbox);
+    const problem = url === undefined ? undefined : checkMerchantUrl(url, merchant.sandbox, 'webhook');
     if (problem) throw validationError([{ field: 'webhookUrl', message: problem }]);
     await this.store.merchants.setWebhookUrl(merchantId, url);
     await this.credentialsChanged();

@@ -2,13 +2,14 @@ import { isIpLiteral, isNonPublicHostLiteral, isSandboxReachable } from '../noti
 
 /**
  * Checks a merchant URL (return, cancel, webhook): https, or http and loopback hosts for sandbox merchants only
- * (DESIGN.md §4). Link-local, unspecified, multicast and broadcast literals (169.254.169.254 and the other cloud
- * metadata addresses among them) are refused for every merchant: delivery never reaches them (address-policy.ts
- * isSandboxReachable), so they are refused here rather than accepted and retried for a day. The notification
- * dispatcher re-checks resolved addresses at delivery (SSRF guard).
+ * (DESIGN.md §4). A notification URL (`use` webhook) naming a link-local, unspecified, multicast, broadcast or
+ * reserved literal (169.254.169.254 and the other cloud metadata addresses among them) is refused for every merchant:
+ * delivery never reaches them (address-policy.ts isSandboxReachable), so it is refused here rather than accepted and
+ * retried for a day. A browser URL (return, cancel) is only opened by the cardholder's browser: a sandbox merchant may
+ * use any local address there (`http://0.0.0.0:3000`). The dispatcher re-checks resolved addresses at delivery.
  * @returns a message, or undefined when the URL is acceptable.
  */
-export function checkMerchantUrl(url: string, sandbox: boolean): string | undefined {
+export function checkMerchantUrl(url: string, sandbox: boolean, use: 'webhook' | 'browser'): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -16,8 +17,8 @@ export function checkMerchantUrl(url: string, sandbox: boolean): string | undefi
     return 'must be an absolute URL';
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an https URL';
-  if (isIpLiteral(parsed.hostname) && !isSandboxReachable(parsed.hostname)) {
-    return 'link-local, unspecified, multicast and broadcast addresses are never allowed';
+  if (use === 'webhook' && isIpLiteral(parsed.hostname) && !isSandboxReachable(parsed.hostname)) {
+    return 'is not an address Kassa delivers to (link-local, unspecified, multicast, broadcast or reserved)';
   }
   if (sandbox) return undefined;
   if (parsed.protocol !== 'https:') return 'must be an https URL (http is allowed for sandbox merchants only)';

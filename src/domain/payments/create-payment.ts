@@ -152,7 +152,7 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
     errors.push({ field: 'browserInfo', message: 'is required for a DIRECT browser payment (3-D Secure needs it)' });
   }
   for (const [name, url] of Object.entries(cmd.urls ?? {})) {
-    const problem = checkMerchantUrl(url, merchant.sandbox);
+    const problem = checkMerchantUrl(url, merchant.sandbox, name === 'webhook' ? 'webhook' : 'browser');
     if (problem) errors.push({ field: `urls.${name}`, message: problem });
   }
   errors.push(...delayedCaptureProblem(cmd.captureMethod, cmd.delayedHours));

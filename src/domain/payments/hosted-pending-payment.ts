@@ -43,7 +43,9 @@ export function checkHostedUrls(
     if (!urls?.[name]) errors.push({ field: `urls.${name}`, message: 'is required for hosted payments' });
   }
   for (const [name, url] of Object.entries(urls ?? {})) {
-    const problem = url ? checkMerchantUrl(url, merchant.sandbox) : undefined;
+    const problem = url
+      ? checkMerchantUrl(url, merchant.sandbox, name === 'webhook' ? 'webhook' : 'browser')
+      : undefined;
     if (problem) errors.push({ field: `urls.${name}`, message: problem });
   }
   if (errors.length > 0) throw validationError(errors);

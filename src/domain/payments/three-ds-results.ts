@@ -99,7 +99,11 @@ export async function handleResultsRequest(
   return resultsResponse(rreq);
 }
 
-/** The fields of a stored 3-D Secure result that only the ARes carries (EMVCo ARes; the RReq has none of them). */
+/**
+ * The fields of a stored 3-D Secure result that came from the ARes and that the RReq does not replace: the ARes-only
+ * ones (acsChallengeMandated, reference numbers, …), and authenticationType and the whitelist status, which an RReq
+ * that carries them overrides (its values are spread after these).
+ */
 function aresOnly(previous: ThreeDSResult): Partial<ThreeDSResult> {
   const { acsChallengeMandated, acsDecConInd, acsOperatorID, acsReferenceNumber, dsReferenceNumber, sdkTransID } =
     previous;

@@ -83,14 +83,6 @@ export interface PendingCardRepository {
   put(card: SealedCard): Promise<void>;
 }
 
-/** Which merchants' notifications a claim may take (NotificationRepository.claimDue). */
-export interface ClaimScope {
-  /** Leave these merchants' notifications alone. */
-  exclude?: readonly string[];
-  /** Only this merchant's notifications. */
-  merchantId?: string;
-}
-
 /**
  * Write-ahead follow-ups (issue 9 defect 3) and scheduled DELAYED captures. Claims are safe on every node at once:
  * PostgreSQL `FOR UPDATE SKIP LOCKED`, SQLite's single writer; a claim is a lease that expires, so a node that dies
@@ -199,11 +191,16 @@ export interface NotificationRepository {
   requeue(merchantId: string, id: string, targetUrl: string, now: Date): Promise<boolean>;
   /**
    * Claims up to `limit` PENDING notifications due at `now` whose earlier claim (if any) has expired, until
-   * `leaseUntil`, oldest due first. Concurrent dispatchers never claim the same notification (PostgreSQL
-   * `FOR UPDATE SKIP LOCKED`, SQLite's single writer). `scope` narrows the claim: `exclude`, merchants whose
-   * notifications are left alone; `merchantId`, that merchant's notifications only (the dispatcher's fairness rule).
+   * `leaseUntil`. Concurrent dispatchers never claim the same notification (PostgreSQL `FOR UPDATE SKIP LOCKED`,
+   * SQLite's single writer).
    */
-  claimDue(now: Date, leaseUntil: Date, limit: number, scope?: ClaimScope): Promise<ClaimedNotification[]>;
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedNotification[]>;
+  /**
+   * Puts claimed notifications back unattempted, due again at `until` (the dispatcher's fairness rule: a struggling
+   * merchant's notifications wait while one of its deliveries is in flight). A claim taken over meanwhile (its lease
+   * expired) is left alone. No attempt is logged and the attempt count is unchanged.
+   */
+  defer(claims: readonly ClaimedNotification[], until: Date): Promise<void>;
   /**
    * Logs attempts (each numbered after its notification's last one) and, for each claim that still holds (not
    * requeued meanwhile), applies its outcome and releases the claim. One transaction for the whole batch, so that

@@ -118,7 +118,7 @@ describe('checkMerchantUrl (payment creation)', () => {
     'https://[::ffff:127.0.0.1]/hook',
     'https://localhost/hook',
   ])('a production merchant may not use %s', (url) => {
-    expect(checkMerchantUrl(url, false)).toMatch(/sandbox merchants only|never allowed/);
+    expect(checkMerchantUrl(url, false, 'webhook')).toMatch(/sandbox merchants only|not an address Kassa delivers to/);
   });
 
   // Delivery never reaches these for any merchant (isSandboxReachable): refused when the URL is given, not accepted
@@ -131,22 +131,22 @@ describe('checkMerchantUrl (payment creation)', () => {
     'http://[fd00:ec2::254]/x',
     'http://224.0.0.1/x',
     'http://255.255.255.255/x',
-  ])('no merchant, not even a sandbox, may use %s', (url) => {
-    expect(checkMerchantUrl(url, true)).toBe(
-      'link-local, unspecified, multicast and broadcast addresses are never allowed',
-    );
-    expect(checkMerchantUrl(url, false)).toMatch(/never allowed|https URL/);
+  ])('no merchant, not even a sandbox, may have notifications sent to %s', (url) => {
+    expect(checkMerchantUrl(url, true, 'webhook')).toMatch(/^is not an address Kassa delivers to/);
+    expect(checkMerchantUrl(url, false, 'webhook')).toMatch(/not an address Kassa delivers to|https URL/);
+    // A return or cancel URL is only opened by the cardholder's browser: local development may use any of these.
+    expect(checkMerchantUrl(url, true, 'browser')).toBeUndefined();
   });
 
   it.each(['https://127.0.0.1/hook', 'http://10.0.0.1/hook', 'http://[::1]:8080/hook'])(
     'a sandbox merchant may use %s',
     (url) => {
-      expect(checkMerchantUrl(url, true)).toBeUndefined();
+      expect(checkMerchantUrl(url, true, 'webhook')).toBeUndefined();
     },
   );
 
   it('a production merchant may use a public https host name', () => {
-    expect(checkMerchantUrl('https://shop.example.com/kassa/hook', false)).toBeUndefined();
-    expect(checkMerchantUrl('http://shop.example.com/kassa/hook', false)).toMatch(/https/);
+    expect(checkMerchantUrl('https://shop.example.com/kassa/hook', false, 'webhook')).toBeUndefined();
+    expect(checkMerchantUrl('http://shop.example.com/kassa/hook', false, 'webhook')).toMatch(/https/);
   });
 });
