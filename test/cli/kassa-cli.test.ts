@@ -24,7 +24,9 @@ function tempEnv(): Record<string, string> & { KASSA_DATA_DIR: string; DATABASE_
 
 const basic = (id: string, key: string) => `Basic ${Buffer.from(`${id}:${key}`).toString('base64')}`;
 
-describe('kassa CLI', () => {
+// Each `kassa` run is a process loading the whole app (3.5–5 s on a loaded 2-core CI machine): tests of several runs
+// get 2 minutes (CI saw the revoke test take 26 s, then time out at the default 30 s).
+describe('kassa CLI', { timeout: 120_000 }, () => {
   const servers: ServerProcess[] = [];
   afterAll(async () => {
     for (const s of servers) await s.stop();
@@ -212,5 +214,5 @@ describe('kassa CLI', () => {
     await second.waitFor(/Kassa listens on/);
     expect(second.output()).not.toContain('apiKey:');
     await dispatcher.close();
-  }, 60_000); // five CLI runs and two server starts: slow on a loaded machine
+  }, 180_000); // five CLI runs and two server starts: slow on a loaded machine (50 s in one CI run, 60 s+ in another)
 });
