@@ -65,8 +65,6 @@ export class OutboxDispatcher {
   private flushing: Promise<void> | undefined;
   /** Struggling merchants (see the class comment). */
   private readonly struggling = new Set<string>();
-  /** Notifications claimed so far, delivered or deferred (the loop claims again while a claim came back full). */
-  private claimedTotal = 0;
   /** Deliveries in flight per merchant. */
   private readonly inFlightOf = new Map<string, number>();
 
@@ -107,22 +105,21 @@ export class OutboxDispatcher {
    * @returns how many notifications were attempted.
    */
   async runOnce(): Promise<number> {
-    const claims = await this.claim(this.options.concurrency);
-    await Promise.all(claims.map((c) => this.deliver(c)));
-    return claims.length;
+    const { deliver } = await this.claim(this.options.concurrency);
+    await Promise.all(deliver.map((c) => this.deliver(c)));
+    return deliver.length;
   }
 
   /**
-   * Claims up to `limit` due notifications and returns those to deliver now; a struggling merchant's beyond the one
-   * it may have in flight are deferred (see the class comment). A failed deferral leaves them claimed until their
-   * lease expires: attempted later, never lost.
+   * Claims up to `limit` due notifications: `deliver`, those to deliver now, and `claimed`, how many were claimed; a
+   * struggling merchant's beyond the one it may have in flight are deferred (see the class comment). A failed deferral
+   * leaves them claimed until their lease expires: attempted later, never lost.
    */
-  private async claim(limit: number): Promise<ClaimedNotification[]> {
+  private async claim(limit: number): Promise<{ deliver: ClaimedNotification[]; claimed: number }> {
     const { repository, clock, leaseMs, deferMs = 30_000, log } = this.options;
     const now = clock.now();
     const claims = await repository.claimDue(now, new Date(now.getTime() + leaseMs), limit);
-    this.claimedTotal += claims.length;
-    if (this.struggling.size === 0) return claims;
+    if (this.struggling.size === 0) return { deliver: claims, claimed: claims.length };
     const deliver: ClaimedNotification[] = [];
     const deferred: ClaimedNotification[] = [];
     const probing = new Set<string>();
@@ -141,7 +138,7 @@ export class OutboxDispatcher {
         log?.error({ err: error, notificationIds: deferred.map((c) => c.id) }, 'could not defer notifications');
       }
     }
-    return deliver;
+    return { deliver, claimed: claims.length };
   }
 
   private schedule(): void {
@@ -160,9 +157,7 @@ export class OutboxDispatcher {
       let claims: ClaimedNotification[];
       let claimed: number;
       try {
-        const before = this.claimedTotal;
-        claims = await this.claim(free);
-        claimed = this.claimedTotal - before;
+        ({ deliver: claims, claimed } = await this.claim(free));
       } catch (error) {
         this.options.log?.error({ err: error }, 'notification claim failed; retrying at the next poll');
         return;

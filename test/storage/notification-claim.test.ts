@@ -15,6 +15,18 @@ describe.each(DIALECTS)('claiming due notifications (%s)', (dialect) => {
   let store: KyselyStore;
   const clock = fixedClock('2026-01-01T00:00:00Z');
   const lease = () => new Date(clock.now().getTime() + 60_000);
+  /** Queues a due `payment.authorized` notification of the merchant `shop`. */
+  const enqueue = (id: string) =>
+    store.transaction((tx) =>
+      tx.outbox.enqueue({
+        id,
+        merchantId: 'shop',
+        type: 'payment.authorized',
+        payload: { id },
+        targetUrl: 'https://shop.example/hook',
+        createdAt: clock.now(),
+      }),
+    );
 
   beforeEach(async () => {
     database = await freshDatabase(dialect);
@@ -57,18 +69,7 @@ describe.each(DIALECTS)('claiming due notifications (%s)', (dialect) => {
   // The dispatcher's fairness rule (outbox-dispatcher.ts): a struggling merchant's claimed notifications are put back
   // unattempted, due later; one whose claim was taken over meanwhile is left to its new holder.
   it('deferred notifications are released unattempted and due again later; a claim taken over is left alone', async () => {
-    for (const id of ['msg_a', 'msg_b']) {
-      await store.transaction((tx) =>
-        tx.outbox.enqueue({
-          id,
-          merchantId: 'shop',
-          type: 'payment.authorized',
-          payload: { id },
-          targetUrl: 'https://shop.example/hook',
-          createdAt: clock.now(),
-        }),
-      );
-    }
+    for (const id of ['msg_a', 'msg_b']) await enqueue(id);
     const claims = await store.notifications.claimDue(clock.now(), lease(), 16);
     expect(claims.map((c) => c.id).sort()).toEqual(['msg_a', 'msg_b']);
     const a = claims.find((c) => c.id === 'msg_a') as ClaimedNotification;
@@ -85,17 +86,6 @@ describe.each(DIALECTS)('claiming due notifications (%s)', (dialect) => {
   });
 
   it('claims and records attempts (each outcome) with SQL compiled once per shape, and the notification rows say so', async () => {
-    const enqueue = (id: string) =>
-      store.transaction((tx) =>
-        tx.outbox.enqueue({
-          id,
-          merchantId: 'shop',
-          type: 'payment.authorized',
-          payload: { id },
-          targetUrl: 'https://shop.example/hook',
-          createdAt: clock.now(),
-        }),
-      );
     /** Claims `ids` and records one attempt of each with the outcome of the same index. */
     const attemptAll = async (ids: string[], outcomes: AttemptOutcome[]) => {
       for (const id of ids) await enqueue(id);
