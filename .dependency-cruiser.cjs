@@ -54,9 +54,10 @@ module.exports = {
     },
     {
       name: 'only-app-wires-concretes',
-      comment: 'Simulators are adapters: only app.ts (and the CLI entry) chooses them.',
+      comment:
+        'Simulators are adapters: only the composition root (app.ts, services.ts) and the CLI entry choose them.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(app|main)\\.ts$|^src/integrations/' },
+      from: { path: '^src/', pathNot: '^src/(app|services|main)\\.ts$|^src/integrations/' },
       to: { path: '^src/integrations/' },
     },
     {
@@ -65,7 +66,7 @@ module.exports = {
         'server/ (lifecycle, background jobs, demo) and cli/ (commands) sit beside app.ts; no room imports them.',
       severity: 'error',
       from: { path: '^src/(domain|contracts|config|storage|integrations|notifications|http|hosted)/' },
-      to: { path: '^src/(server|cli)/|^src/(app|main)\\.ts$' },
+      to: { path: '^src/(server|cli)/|^src/(app|services|main)\\.ts$' },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
@@ -8,32 +8,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
-import { V7Generator } from 'uuidv7';
-import { type Config, describeDatabaseLocation, internalPorts, maskUrlPassword } from './config/config.js';
+import { type Config, internalPorts } from './config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from './config/data-dir.js';
-import { StoredCardService } from './domain/cards/stored-card-service.js';
-import { IdempotencyService } from './domain/idempotency/idempotency.js';
-import { MerchantService } from './domain/merchants/merchant-service.js';
-import { NotificationService } from './domain/notifications/notification-service.js';
-import { AuthorizationRecovery, type AuthorizationRecoverySettings } from './domain/payments/authorization-recovery.js';
-import { type CardTestingRefusal, CardVelocityGuard, cardVelocityLimits } from './domain/payments/card-testing.js';
-import { FollowUpRecovery, type FollowUpRecoverySettings } from './domain/payments/follow-up-recovery.js';
-import { FollowUpService, type FollowUpServiceDeps } from './domain/payments/follow-up-service.js';
-import { HostedPaymentService } from './domain/payments/hosted-payment-service.js';
-import { PaymentService, type PaymentServiceDeps } from './domain/payments/payment-service.js';
-import type { Acquirer } from './domain/ports/acquirer.js';
-import type { BinTable } from './domain/ports/bin-table.js';
-import type { CardVault } from './domain/ports/card-vault.js';
-import { type Clock, systemClock } from './domain/ports/clock.js';
-import type { DirectoryServer } from './domain/ports/directory-server.js';
-import { type IdGenerator, isHexId } from './domain/ports/id-generator.js';
-import { randomPool } from './domain/ports/random-pool.js';
-import type { Store } from './domain/ports/store.js';
-import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
+import { CardVelocityGuard, cardVelocityLimits } from './domain/payments/card-testing.js';
+import { systemClock } from './domain/ports/clock.js';
+import { isHexId } from './domain/ports/id-generator.js';
 import { hostedPagesRoutes, sessionAwareReturnUrl } from './hosted/hosted-pages.route.js';
 import { HostedLinks } from './hosted/links.js';
 import { threeDSPageRoutes } from './hosted/threeds/three-ds.routes.js';
-import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
@@ -57,30 +39,21 @@ import { schemaRoutes } from './http/routes/schemas.route.js';
 import { sessionRoutes } from './http/routes/sessions.route.js';
 import { addSharedSchemas, notificationWebhooks, operationIdOf } from './http/routes/shared-schemas.js';
 import { securityHeaders } from './http/security-headers.js';
-import { FileSettlementLedger } from './integrations/acquirer-simulator/settlement-ledger.js';
-import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
-import { CsvBinTable } from './integrations/bins/csv-bin-table.js';
 import { simulatorAcsRoutes } from './integrations/threeds-simulator/simulator-acs-routes.js';
-import {
-  SimulatorDirectoryServer,
-  type SimulatorDirectoryServerOptions,
-} from './integrations/threeds-simulator/simulator-directory-server.js';
 import { DueNotifications } from './notifications/due-notifications.js';
 import type { NotificationDeliverySettings } from './notifications/notification-delivery.js';
 import { registerBackgroundJobs } from './server/background-jobs.js';
 import { trackRequests } from './server/lifecycle.js';
+import { buildServices, openDatabase, type ServiceOverrides, type Services } from './services.js';
 import { KyselyAttemptCounters } from './storage/attempt-counters.kysely.js';
 import { RedisAttemptCounters } from './storage/attempt-counters.redis.js';
 import { KyselyAuthEpoch } from './storage/auth-epoch.kysely.js';
-import { KyselyCardKeyring } from './storage/card-keyring.kysely.js';
-import { KyselyCardVault } from './storage/card-vault.kysely.js';
-import { createDb, type Db, migrateToLatest } from './storage/create-db.js';
+import type { Db } from './storage/create-db.js';
 import { KyselyStore } from './storage/kysely-store.js';
 import { KyselyPaymentRepository } from './storage/payment-repository.kysely.js';
 import { PostgresAuthListener } from './storage/postgres-auth-listener.js';
 import { kyselyRateLimitStore } from './storage/rate-limit-store.kysely.js';
 import type { ReadAlongside } from './storage/read-alongside.js';
-import { KyselyStoredCardVault } from './storage/stored-card-vault.kysely.js';
 import { sealClearWebhookSecrets, WebhookSecretBox } from './storage/webhook-secret-box.js';
 
 /** Request body limit: payment requests are small. */
@@ -110,50 +83,15 @@ const JSON_API_PREFIXES = ['/api/', '/admin/'] as const;
 export const MERCHANT_API_PREFIXES = ['/api/v1', '/api/v2'] as const;
 
 /** Replaceable adapters, for tests and for operators who bring their own. */
-export interface AppOverrides {
+export interface AppOverrides extends ServiceOverrides {
   /** Told of every route as it is registered (the reliability suite enumerates the routes it attacks). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
-  clock?: Clock;
-  ids?: IdGenerator;
   db?: Db;
-  bins?: BinTable;
-  directoryServer?: DirectoryServer;
-  acquirer?: Acquirer;
-  /** The card vault of the 3-D Secure pages and the hosted card step (tests wrap the Kysely one to order its writes). */
-  cardVault?: CardVault;
   secrets?: RuntimeSecrets;
   /** Where logs go (default stdout). */
   logStream?: DestinationStream;
   /** Notification delivery settings (tests shorten the poll interval and the timeout, and stub DNS). */
   notifications?: Partial<NotificationDeliverySettings>;
-  /** Follow-up recovery and DELAYED-capture sweeps (tests shorten the interval and the pending age). */
-  followUpRecovery?: Partial<FollowUpRecoverySettings> & { sweepMs?: number };
-  /** The sweep of payments left with their authorization in flight (tests shorten the pending age). */
-  authorizationRecovery?: Partial<AuthorizationRecoverySettings>;
-  /** Settings of the built-in 3-D Secure simulator (tests shorten the decoupled delay, or silence the 3DS Method). */
-  threeDSSimulator?: Pick<
-    SimulatorDirectoryServerOptions,
-    'decoupledDelayMs' | 'resultsRetryDelayMs' | 'methodCallback'
-  >;
-}
-
-/** Domain services, built once and handed to the HTTP layer and the CLI. */
-export interface Services {
-  merchants: MerchantService;
-  payments: PaymentService;
-  followUps: FollowUpService;
-  /** Resolves PENDING follow-ups and captures DELAYED payments when due (background sweeps). */
-  followUpRecovery: FollowUpRecovery;
-  /** Resolves payments a request left with their authorization in flight (background sweep, with the follow-ups'). */
-  authorizationRecovery: AuthorizationRecovery;
-  idempotency: IdempotencyService;
-  notifications: NotificationService;
-  surcharge: SurchargeSettingsService;
-  hosted: HostedPaymentService;
-  /** Stored credentials: the card vault of pseudo card numbers and its key rotation. */
-  storedCards: StoredCardService;
-  /** The built-in simulated DS + ACS, when no other DirectoryServer is configured (its pages live under /simulator). */
-  threeDSSimulator?: SimulatorDirectoryServer;
 }
 
 /** A built (not yet listening) Kassa. */
@@ -170,159 +108,6 @@ export interface Kassa {
    * request already on its way is answered (503, `connection: close`) instead of its connection being reset.
    */
   close(options?: { graceMs?: number }): Promise<void>;
-}
-
-/**
- * uuidv7's generator drawing from the process's random pool, not its own 8-word buffer
- * (src/domain/ports/random-pool.ts).
- */
-const v7Generator = new V7Generator(randomPool);
-
-/**
- * Node's crypto (v4) and the uuidv7 package (v7, RFC 9562: a millisecond timestamp, then a counter that keeps ids of
- * the same millisecond in order, then random bits) as the IdGenerator port.
- */
-export const cryptoIds: IdGenerator = {
-  uuid: () => randomUUID(),
-  timeOrderedUuid: () => v7Generator.generate().toString(),
-  randomToken: (bytes) => randomBytes(bytes).toString('base64url'),
-};
-
-/**
- * Opens the configured database (or the override) and brings its schema up to date (`migrate`: another migration
- * step, e.g. `kassa migrate --to`).
- * @throws Error naming DATABASE_URL (password masked, never printed) and the cause when the database cannot be
- *   reached, opened or migrated: start-up stops with it.
- */
-export async function openDatabase(
-  config: Config,
-  override?: Db,
-  migrate: (db: Db) => Promise<unknown> = migrateToLatest,
-): Promise<Db> {
-  let db: Db | undefined;
-  try {
-    db =
-      override ??
-      createDb(
-        config.database.dialect === 'sqlite'
-          ? { dialect: 'sqlite', file: config.database.file }
-          : {
-              dialect: 'postgres',
-              url: config.database.url,
-              preparedStatements: config.database.preparedStatements,
-              listen: config.database.listen,
-            },
-      );
-    await migrate(db);
-    return db;
-  } catch (error) {
-    if (!override) await db?.close().catch(() => undefined);
-    throw new Error(
-      `cannot open the database at ${describeDatabaseLocation(config)}: ${databaseErrorText(error, config)}`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
-/** The message of a database error with the configured password masked wherever it appears. */
-function databaseErrorText(error: unknown, config: Config): string {
-  const e = error as { code?: unknown; message?: unknown };
-  let text = [typeof e?.code === 'string' ? e.code : '', typeof e?.message === 'string' ? e.message : String(error)]
-    .filter(Boolean)
-    .join(': ');
-  if (config.database.dialect === 'postgres') {
-    const password = URL.canParse(config.database.url) ? decodeURIComponent(new URL(config.database.url).password) : '';
-    if (password) text = text.replaceAll(password, '***');
-    text = text.replaceAll(config.database.url, maskUrlPassword(config.database.url));
-  }
-  return text;
-}
-
-/** Builds the domain services over a database (shared by the server and the CLI). */
-export function buildServices(
-  config: Config,
-  db: Db,
-  secrets: RuntimeSecrets,
-  overrides: AppOverrides = {},
-  hooks: Pick<
-    PaymentServiceDeps,
-    'onInvalidAuthenticationResponse' | 'onUnexpectedError' | 'returnUrl' | 'onPaymentFinal'
-  > &
-    Pick<FollowUpServiceDeps, 'onUnknownOutcome'> & {
-      /** After an API key or merchant change made through this node (MerchantService's `credentialsChanged`). */
-      onCredentialsChanged?: () => Promise<void>;
-      /** For every notification write that makes one due for delivery (notifications/due-notifications.ts). */
-      onNotificationDue?: () => void;
-    } = {},
-  cardTesting: { velocity?: CardVelocityGuard; onRefused?: (reason: CardTestingRefusal) => void } = {},
-): Services {
-  const { onCredentialsChanged, onNotificationDue, ...paymentHooks } = hooks;
-  const clock = overrides.clock ?? systemClock;
-  const ids = overrides.ids ?? cryptoIds;
-  const store: Store = new KyselyStore(db.kysely, new WebhookSecretBox(secrets.dataKey), { onNotificationDue });
-  const bins = overrides.bins ?? CsvBinTable.fromFile(config.binFile);
-  const directoryServer =
-    overrides.directoryServer ??
-    new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock, ...overrides.threeDSSimulator });
-  const acquirer =
-    overrides.acquirer ??
-    new SimulatorAcquirer(
-      bins,
-      config.acquirerSimulatorLedger ? new FileSettlementLedger(config.acquirerSimulatorLedger) : undefined,
-      () => clock.now(),
-    );
-  // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
-  const cardKeyring = new KyselyCardKeyring(db.kysely, secrets.dataKey);
-  const cardVault = overrides.cardVault ?? new KyselyCardVault(db.kysely, cardKeyring, () => clock.now());
-  const storedCards = new StoredCardService({
-    vault: new KyselyStoredCardVault(db.kysely, cardKeyring),
-    keys: cardKeyring,
-    clock,
-    dataKey: secrets.dataKey,
-  });
-  // One set of deps for every payment operation, DIRECT and hosted alike.
-  const paymentDeps: PaymentServiceDeps = {
-    store,
-    clock,
-    ids,
-    bins,
-    directoryServer,
-    acquirer,
-    links: new HostedThreeDSLinks(config.publicUrl, secrets.dataKey),
-    publicUrl: config.publicUrl,
-    dataKey: secrets.dataKey,
-    cardVault,
-    storedCards,
-    ...paymentHooks,
-  };
-  const payments = new PaymentService(paymentDeps);
-  // The simulated DS delivers RReqs to Kassa's results handler in process, as a real DS POSTs them.
-  const threeDSSimulator = directoryServer instanceof SimulatorDirectoryServer ? directoryServer : undefined;
-  threeDSSimulator?.setResultsHandler((rreq) => payments.handleResultsRequest(rreq));
-  const followUpDeps = {
-    store,
-    clock,
-    ids,
-    acquirer,
-    publicUrl: config.publicUrl,
-    onUnknownOutcome: hooks.onUnknownOutcome,
-  };
-  const followUps = new FollowUpService(followUpDeps);
-  return {
-    threeDSSimulator,
-    merchants: new MerchantService(store, clock, ids, onCredentialsChanged),
-    notifications: new NotificationService(store, clock),
-    idempotency: new IdempotencyService(store, clock),
-    surcharge: new SurchargeSettingsService(store, clock),
-    hosted: new HostedPaymentService(paymentDeps, cardTesting.velocity, cardTesting.onRefused),
-    followUps,
-    followUpRecovery: new FollowUpRecovery(followUpDeps, followUps, overrides.followUpRecovery),
-    authorizationRecovery: new AuthorizationRecovery(paymentDeps, overrides.authorizationRecovery),
-    payments,
-    storedCards,
-  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Migrator } from 'kysely';
-import { openDatabase } from '../app.js';
 import { type Config, describeDatabaseLocation } from '../config/config.js';
+import { openDatabase } from '../services.js';
 import { type Db, migrateToLatest } from '../storage/create-db.js';
 import { migrations } from '../storage/migrations/index.js';
 import { CliError } from './cli-failure.js';

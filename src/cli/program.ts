@@ -1,19 +1,20 @@
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
-import { buildServices, type Services } from '../app.js';
 import { type Config, ConfigError, describeConfig, loadConfig } from '../config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from '../config/data-dir.js';
 import { KassaError } from '../domain/errors/error-catalogue.js';
 import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from '../domain/surcharge/fee-rule-text.js';
 import type { FeeRule } from '../domain/surcharge/surcharge-settings.js';
-import { buildOpenApiDocument } from '../server/openapi-document.js';
-import { serve } from '../server/serve.js';
+import { buildServices, type Services } from '../services.js';
 import { migrateTo, migrateToLatest } from '../storage/create-db.js';
 import { migrations } from '../storage/migrations/index.js';
 import { CliError } from './cli-failure.js';
 import { openForCommand, openForMigration } from './command-database.js';
 
 let environment: Record<string, string | undefined> = {};
+
+// `serve` and `openapi` import the HTTP stack (app.ts: Fastify, its plugins, the routes and pages) when they run, so
+// the one-shot commands load only the domain and storage (services.ts): about half a second less per `kassa` run.
 
 function readConfig(): Config {
   try {
@@ -63,7 +64,10 @@ const program = new Command('kassa').description('Kassa payment gateway').showHe
 program
   .command('serve')
   .description('serve the HTTPS API (runs pending migrations first)')
-  .action(() => serve(readConfig()));
+  .action(async () => {
+    const { serve } = await import('../server/serve.js');
+    await serve(readConfig());
+  });
 
 program
   .command('migrate')
@@ -102,6 +106,7 @@ program
   .command('openapi')
   .description('print the OpenAPI description of the API (JSON), as served at /openapi.json')
   .action(async () => {
+    const { buildOpenApiDocument } = await import('../server/openapi-document.js');
     console.log(JSON.stringify(await buildOpenApiDocument(), null, 2));
   });
 

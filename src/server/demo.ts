@@ -1,6 +1,6 @@
-import type { Services } from '../app.js';
 import type { Config } from '../config/config.js';
 import type { HostedLinks } from '../hosted/links.js';
+import type { Services } from '../services.js';
 
 /** The sandbox merchant created on first start (DESIGN.md §3). */
 export const DEMO_MERCHANT_ID = 'demo';

@@ -1,8 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
-import { buildApp, buildServices, type Kassa, openDatabase } from '../app.js';
+import { buildApp, type Kassa } from '../app.js';
 import type { Config } from '../config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from '../config/data-dir.js';
 import { HostedLinks } from '../hosted/links.js';
+import { buildServices, openDatabase } from '../services.js';
 import { createDemoCheckout, ensureDemoMerchant } from './demo.js';
 import { limitHeapGrowth } from './heap.js';
 import { SHUTDOWN_DRAIN_MS, SHUTDOWN_GRACE_MS } from './lifecycle.js';

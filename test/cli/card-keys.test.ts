@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildServices, openDatabase } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { loadRuntimeSecrets } from '../../src/config/data-dir.js';
+import { buildServices, openDatabase } from '../../src/services.js';
 import { testPan } from '../helpers/cards.js';
 import { cliDataEnv, kassaCli, kassaCliResult, removeCliDataDirs } from '../helpers/cli.js';
 

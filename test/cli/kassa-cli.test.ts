@@ -157,7 +157,7 @@ describe('kassa CLI', { timeout: 120_000 }, () => {
 
   it('first start creates the demo merchant and serves HTTPS with a generated certificate; key rotate and revoke work against the running server', async () => {
     const env: Record<string, string> = { ...tempEnv(), KASSA_PORT: String(await freePort()), KASSA_HOST: '127.0.0.1' };
-    const server = startServerProcess(env);
+    const server = await startServerProcess(env);
     servers.push(server);
     const [, apiKey] = (await server.waitFor(/apiKey:\s+(kassa_sk_\S+)/)) as unknown as [string, string];
     await server.waitFor(/Kassa listens on/);
@@ -209,7 +209,7 @@ describe('kassa CLI', { timeout: 120_000 }, () => {
 
     // A restart does not create the demo merchant again.
     await server.stop();
-    const second = startServerProcess(env);
+    const second = await startServerProcess(env);
     servers.push(second);
     await second.waitFor(/Kassa listens on/);
     expect(second.output()).not.toContain('apiKey:');

@@ -20,7 +20,7 @@ describe('examples/direct-payment.ts', () => {
   it('gets a token, pays with a Y card, an N card and a declined card, and prints each payment', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kassa-example-'));
     const port = await freePort();
-    server = startServerProcess({
+    server = await startServerProcess({
       KASSA_DATA_DIR: dataDir,
       DATABASE_URL: `sqlite:${join(dataDir, 'kassa.db')}`,
       KASSA_PORT: String(port),

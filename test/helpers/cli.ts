@@ -1,15 +1,44 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { inject, vi } from 'vitest';
+import { beforeAll, inject, vi } from 'vitest';
 
 /** Absolute path of the `kassa` bin. */
 export const KASSA_BIN = fileURLToPath(new URL('../../bin/kassa.js', import.meta.url));
 
 const run = promisify(execFile);
+
+let compiled: Promise<string> | undefined;
+
+/**
+ * The run's compiled `kassa` (dist/main.js's twin, test/helpers/build-setup.ts), once its build has finished: the
+ * command `npm start` runs, without tsx's loader. Every `kassa` child of the CLI helpers runs it; test/cli/kassa-bin
+ * tests bin/kassa.js's own choice between the sources and dist/.
+ * @throws when the build failed (its output) or has not finished within 5 minutes.
+ */
+export function compiledKassa(): Promise<string> {
+  compiled ??= (async () => {
+    const { dir, done } = inject('kassaBuild');
+    await vi.waitFor(
+      () => {
+        if (!existsSync(done)) throw new Error('the test build of Kassa has not finished');
+      },
+      { timeout: 300_000, interval: 100 },
+    );
+    const result = JSON.parse(readFileSync(done, 'utf8')) as { code: number | string; output: string };
+    if (result.code !== 0) throw new Error(`the test build of Kassa failed (${result.code}):\n${result.output}`);
+    return join(dir, 'main.js');
+  })();
+  return compiled;
+}
+
+// Every test file that imports these helpers starts `kassa`: it waits for the build in a hook of its own (Vitest
+// evaluates this module anew for each file), so that a file run in the build's first seconds does not spend its
+// tests' time limits waiting.
+beforeAll(() => compiledKassa().then(() => undefined), 300_000);
 
 /** The data directories cliDataEnv made in this test file (Vitest evaluates modules anew for each file). */
 const cliDataDirs: string[] = [];
@@ -46,12 +75,12 @@ export function serveEnv(port: number, settings: Record<string, string>): Record
   };
 }
 
-/** Runs `kassa <args>` as a child process and returns its output; rejects with the output on a non-zero exit. */
+/** Runs `kassa <args>` (compiledKassa) as a child process and returns its output; rejects with the output on a non-zero exit. */
 export async function kassaCli(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [KASSA_BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+  return run(process.execPath, [await compiledKassa(), ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
 }
 
 /** Runs `kassa <args>` and returns its exit code and output without throwing. */
@@ -77,11 +106,11 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `kassa serve`: from the sources (bin/kassa.js, through tsx) unless `entry` names a compiled main.js. */
-export function startServerProcess(env: Record<string, string>, entry = KASSA_BIN): ServerProcess {
+/** Starts `kassa serve` from the run's compiled build (compiledKassa), or from `entry` (another main.js, or bin/kassa.js). */
+export async function startServerProcess(env: Record<string, string>, entry?: string): Promise<ServerProcess> {
   // Load shedding would answer 503 to the first requests after start-up on a busy test machine (compiling the route
   // schemas blocks the event loop for a moment); a test that is about it sets KASSA_MAX_EVENT_LOOP_DELAY itself.
-  const child = spawn(process.execPath, [entry, 'serve'], {
+  const child = spawn(process.execPath, [entry ?? (await compiledKassa()), 'serve'], {
     env: { ...process.env, KASSA_MAX_EVENT_LOOP_DELAY: '0', ...env },
     stdio: 'pipe',
   });

@@ -1,7 +1,7 @@
-import { type AppOverrides, buildServices, type Services } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { PaymentServiceDeps } from '../../src/domain/payments/payment-deps.js';
+import { buildServices, type ServiceOverrides, type Services } from '../../src/services.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
 import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
@@ -30,7 +30,7 @@ export async function startServiceHarness(
   options: {
     merchantId: string;
     webhookUrl?: string;
-    overrides?: (config: Config, database: FreshDatabase) => AppOverrides;
+    overrides?: (config: Config, database: FreshDatabase) => ServiceOverrides;
     hooks?: Pick<PaymentServiceDeps, 'onPaymentFinal'>;
   },
 ): Promise<ServiceHarness> {

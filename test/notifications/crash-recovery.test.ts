@@ -55,7 +55,7 @@ describe.each(DIALECTS)('crash recovery of notification delivery (%s)', (dialect
     );
     const { merchantId, apiKey } = JSON.parse(created.stdout) as { merchantId: string; apiKey: string };
 
-    server = startServerProcess(env);
+    server = await startServerProcess(env);
     await server.waitFor(/Kassa listens on/);
     const https = new Agent({ connect: { ca: readFileSync(inject('tlsCertFile'), 'utf8') } });
     const authorization = `Basic ${Buffer.from(`${merchantId}:${apiKey}`).toString('base64')}`;
@@ -82,7 +82,7 @@ describe.each(DIALECTS)('crash recovery of notification delivery (%s)', (dialect
     expect(receiver.deliveredCounts().size).toBe(0); // nothing was answered before the kill
 
     receiver.delayMs = 0;
-    server = startServerProcess(env);
+    server = await startServerProcess(env);
     await server.waitFor(/Kassa listens on/);
     const delivered = () => committed.filter((n) => (receiver?.deliveredCounts().get(n.id) ?? 0) >= 1).length;
     await vi.waitFor(() => expect(delivered()).toBe(committed.length), { timeout: 40_000, interval: 100 });

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { Agent, fetch } from 'undici';
 import { inject } from 'vitest';
-import { cryptoIds } from '../../src/app.js';
 import { MerchantService } from '../../src/domain/merchants/merchant-service.js';
 import { systemClock } from '../../src/domain/ports/clock.js';
 import { SurchargeSettingsService } from '../../src/domain/surcharge/surcharge-settings-service.js';
@@ -19,6 +18,7 @@ import {
   FileSettlementLedger,
   type SettlementRecord,
 } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
+import { cryptoIds } from '../../src/services.js';
 import { migrateToLatest } from '../../src/storage/create-db.js';
 import { KyselyStore } from '../../src/storage/kysely-store.js';
 import { WebhookSecretBox } from '../../src/storage/webhook-secret-box.js';
@@ -181,7 +181,7 @@ export async function startKassaNodes(
     ...env,
   });
   const start = async (i: number): Promise<KassaNode> => {
-    const process = startServerProcess(envOf(i));
+    const process = await startServerProcess(envOf(i));
     await process.waitFor(/Kassa listens on/, 60_000);
     return { index: i, port: ports[i] as number, url: `https://127.0.0.1:${ports[i]}`, process };
   };

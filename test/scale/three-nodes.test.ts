@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { buildServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/domain/ports/clock.js';
 import { settlementTotals } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
+import { buildServices } from '../../src/services.js';
 import { createDb } from '../../src/storage/create-db.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';

@@ -42,7 +42,7 @@ describe.runIf(DIALECTS.includes('postgres'))('KASSA_WORKERS=2 on PostgreSQL (no
     database = await freshDatabase('postgres');
     const port = await freePort();
     url = `https://127.0.0.1:${port}`;
-    server = startServerProcess({
+    server = await startServerProcess({
       KASSA_WORKERS: '2',
       DATABASE_URL: database.url,
       KASSA_HOST: '127.0.0.1',

@@ -38,7 +38,7 @@ describe.each(DIALECTS)('SIGKILL under concurrent payment creation (%s)', (diale
       env,
     );
     const { merchantId, apiKey } = JSON.parse(created.stdout) as { merchantId: string; apiKey: string };
-    server = startServerProcess(env);
+    server = await startServerProcess(env);
     await server.waitFor(/Kassa listens on/);
 
     const https = new Agent({ connect: { ca: readFileSync(inject('tlsCertFile'), 'utf8') } });

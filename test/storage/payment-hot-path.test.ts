@@ -4,13 +4,13 @@
  */
 import { DefaultQueryCompiler } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Services } from '../../src/app.js';
 import type { Merchant } from '../../src/domain/merchants/merchant.js';
 import type { PaymentOperation } from '../../src/domain/payments/payment.js';
 import type { CreatePaymentCommand } from '../../src/domain/payments/payment-request.js';
 import { MemorySettlementLedger } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../src/integrations/bins/csv-bin-table.js';
+import type { Services } from '../../src/services.js';
 import type { KyselyStore } from '../../src/storage/kysely-store.js';
 import { KyselyPaymentRepository } from '../../src/storage/payment-repository.kysely.js';
 import { directCommand, fixedClock } from '../domain/threeds/three-ds-fixtures.js';

@@ -6,7 +6,6 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { AuthorizationRecovery } from '../../../src/domain/payments/authorization-recovery.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
@@ -14,6 +13,7 @@ import type { AcquirerAuthorizationRequest } from '../../../src/domain/ports/acq
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
+import type { Services } from '../../../src/services.js';
 import type { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';

@@ -6,7 +6,6 @@
 
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import { FollowUpRecovery } from '../../../src/domain/payments/follow-up-recovery.js';
 import { FollowUpService, type FollowUpServiceDeps } from '../../../src/domain/payments/follow-up-service.js';
@@ -20,6 +19,7 @@ import {
 } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
+import type { Services } from '../../../src/services.js';
 import type { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { acquirerAround, type FollowUpSend } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';

@@ -3,9 +3,9 @@
  * the payment ends FAILED 20040002 once, with one payment.failed, and its transId is free again (DESIGN.md §4).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
+import type { Services } from '../../../src/services.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { outboxEvents } from '../../helpers/outbox.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';

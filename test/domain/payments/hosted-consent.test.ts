@@ -3,12 +3,12 @@
  * real KyselyStore on every dialect with the simulated DS/ACS and acquirer — no HTTP in between.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { Payment } from '../../../src/domain/payments/payment.js';
 import type { CardInput, CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
 import type { CardVault, SealedCard } from '../../../src/domain/ports/card-vault.js';
 import { reviewDigest } from '../../../src/domain/surcharge/surcharge-consent.js';
+import type { Services } from '../../../src/services.js';
 import { KyselyCardKeyring } from '../../../src/storage/card-keyring.kysely.js';
 import { KyselyCardVault } from '../../../src/storage/card-vault.kysely.js';
 import { testPan } from '../../helpers/cards.js';

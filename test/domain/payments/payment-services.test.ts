@@ -4,12 +4,12 @@
  * The HTTPS tests (test/flows, test/hosted) are the thinner layer on top.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Services } from '../../../src/app.js';
 import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
+import type { Services } from '../../../src/services.js';
 import type { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cryptoIds } from '../../../src/app.js';
 import { isHexId, newHexId } from '../../../src/domain/ports/id-generator.js';
+import { cryptoIds } from '../../../src/services.js';
 
 describe('newHexId (xId, sessionId, message ids)', () => {
   it('is a version 7 UUID without dashes: its first 48 bits are the creation time in Unix milliseconds', () => {

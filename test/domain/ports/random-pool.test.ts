@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { cryptoIds } from '../../../src/app.js';
 import { newHexId } from '../../../src/domain/ports/id-generator.js';
 import { RandomPool, randomPool } from '../../../src/domain/ports/random-pool.js';
+import { cryptoIds } from '../../../src/services.js';
 
 describe('RandomPool', () => {
   it('hands every byte out once: consecutive draws, across refills, never repeat one another', () => {
