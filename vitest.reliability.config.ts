@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/reliability/**/*.reliability.ts'],
-    globalSetup: ['test/helpers/global-setup.ts', 'test/reliability/summary-setup.ts'],
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/build-setup.ts', 'test/reliability/summary-setup.ts'],
     fileParallelism: false,
     testTimeout: 300_000,
     hookTimeout: 120_000,
