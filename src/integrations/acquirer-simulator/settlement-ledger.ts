@@ -42,10 +42,13 @@ export interface SettlementLedger {
 
 /**
  * Records MemorySettlementLedger keeps by default, and the simulator's memory of declined and finally captured
- * messages: ~420 bytes a record, so ~21 MB (issue 12: the ledger kept every record of the process's life, ~400 bytes a
- * payment, without end — 400 MB after a million payments).
+ * messages: ~420-500 bytes a record, so ~5 MB (issue 12: the ledger kept every record of the process's life, 400 MB
+ * after a million payments; then the newest 50,000, which at the bench's ~3,500 payments/s was ~25 MB of the server's
+ * heap and peak RSS 248-272 MB against 223-233 MB with 10,000; docs/decisions.md). A sandbox acquirer's memory, not
+ * Kassa's: a follow-up resent after 10,000 newer messages is booked again, and the authorization recovery reads an
+ * authorization older than that as never received; a file ledger keeps every record.
  */
-export const MEMORY_LEDGER_CAPACITY = 50_000;
+export const MEMORY_LEDGER_CAPACITY = 10_000;
 
 /**
  * Records in this process's memory: one node, or tests. It keeps the newest `capacity` records (at most a quarter
