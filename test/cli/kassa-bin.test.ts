@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,4 +48,15 @@ describe('bin/kassa.js', () => {
     const { stdout } = await run(process.execPath, [join(dir, 'bin', 'kassa.js'), 'migrate']);
     expect(stdout.trim()).toBe('src migrate');
   });
+
+  // The other CLI tests run the run's compiled build (test/helpers/cli.ts): this one runs this checkout's own sources
+  // through tsx, with a command that imports the HTTP stack only when it runs (src/cli/program.ts).
+  it('in this checkout runs the real sources: `kassa openapi` prints the committed openapi.json', async () => {
+    const { stdout } = await run(process.execPath, [KASSA_BIN, 'openapi'], {
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const committed = JSON.parse(readFileSync(fileURLToPath(new URL('../../openapi.json', import.meta.url)), 'utf8'));
+    expect(JSON.parse(stdout)).toEqual(committed);
+  }, 60_000);
 });
