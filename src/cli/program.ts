@@ -14,7 +14,8 @@ import { openForCommand, openForMigration } from './command-database.js';
 let environment: Record<string, string | undefined> = {};
 
 // `serve` and `openapi` import the HTTP stack (app.ts: Fastify, its plugins, the routes and pages) when they run, so
-// the one-shot commands load only the domain and storage (services.ts): about half a second less per `kassa` run.
+// the one-shot commands load only the domain and storage (services.ts): a compiled `kassa merchant create` took 0.54 s
+// instead of 0.64 s (through tsx 0.90 s instead of 1.05 s) on an idle machine.
 
 function readConfig(): Config {
   try {

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KASSA_BIN } from '../helpers/cli.js';
 
 const run = promisify(execFile);
+// Not test/helpers/cli.ts's: its files wait for the run's compiled build, which these tests do not use.
+const KASSA_BIN = fileURLToPath(new URL('../../bin/kassa.js', import.meta.url));
 const repoModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
 const dirs: string[] = [];
 afterAll(() => {

@@ -10,7 +10,7 @@ async function withMerchant(id: string): Promise<Record<string, string>> {
   return env;
 }
 
-// Each CLI run starts Node and tsx (seconds on a busy machine): a generous timeout per test.
+// Each CLI run starts a Node process and loads the compiled app (seconds on a busy machine): a generous timeout per test.
 describe('kassa merchant surcharge', { timeout: 120_000 }, () => {
   it('enable, disable and show: the settings change and every change is in the audit log with its actor', async () => {
     const env = await withMerchant('shop-dk');

@@ -16,12 +16,15 @@ let compiled: Promise<string> | undefined;
 /**
  * The run's compiled `kassa` (dist/main.js's twin, test/helpers/build-setup.ts), once its build has finished: the
  * command `npm start` runs, without tsx's loader. Every `kassa` child of the CLI helpers runs it; test/cli/kassa-bin
- * tests bin/kassa.js's own choice between the sources and dist/.
+ * tests bin/kassa.js's own choice between the sources and dist/. In watch mode there is no build: bin/kassa.js runs
+ * the current sources.
  * @throws when the build failed (its output) or has not finished within 5 minutes.
  */
 export function compiledKassa(): Promise<string> {
   compiled ??= (async () => {
-    const { dir, done } = inject('kassaBuild');
+    const build = inject('kassaBuild');
+    if (build === undefined) return KASSA_BIN;
+    const { dir, done } = build;
     await vi.waitFor(
       () => {
         if (!existsSync(done)) throw new Error('the test build of Kassa has not finished');

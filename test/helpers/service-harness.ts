@@ -22,7 +22,7 @@ export interface ServiceHarness {
 }
 
 /**
- * Builds the services the way app.ts does (Medusa-style service tests). `overrides(config, database)` brings the clock,
+ * Builds the services the way services.ts does (Medusa-style service tests). `overrides(config, database)` brings the clock,
  * acquirer and other adapters of the test; `hooks` the payment callbacks.
  */
 export async function startServiceHarness(

@@ -17,7 +17,7 @@ export const THREE_DS_METHOD_TIMEOUT_MS = 10_000;
 
 /**
  * What the payment operations (creation, authorization, the 3-D Secure browser steps, the results handler) need from
- * the outside world (ports) and settings. One object, built once in app.ts and passed to every operation.
+ * the outside world (ports) and settings. One object, built once in services.ts and passed to every operation.
  */
 export interface PaymentServiceDeps {
   store: Store;

@@ -1,5 +1,5 @@
 /**
- * The card payment operations behind one object, as app.ts builds it once and the HTTP routes, the 3-D Secure pages
+ * The card payment operations behind one object, as services.ts builds it once and the HTTP routes, the 3-D Secure pages
  * and the background jobs call it. Each operation lives in its own file and takes the same deps:
  * - create-payment.ts: DIRECT creation, getByPayId, getByTransId;
  * - authorize-payment.ts: 3-D Secure as 3DS Server and authorization (finish-payment.ts ends every payment);

@@ -55,7 +55,7 @@ export interface SimulatorDirectoryServerOptions {
   transactions?: AcsTransactionStore;
   /**
    * The 3DS Server's results endpoint: where the DS delivers RReqs (EMVCo threeDSServerURL). Kassa registers its
-   * own in app.ts (in process, as a real DS would POST it); also settable later with `setResultsHandler`.
+   * own in services.ts (in process, as a real DS would POST it); also settable later with `setResultsHandler`.
    */
   onResultsRequest?: ResultsRequestHandler;
   /** How long after a decoupled ARes (D) the issuer "approves" and the RReq is sent, ms. Default 3000 (3 s). */
@@ -140,7 +140,7 @@ export class SimulatorDirectoryServer implements DirectoryServer {
     this.#methodCallback = options.methodCallback ?? true;
   }
 
-  /** Sets the 3DS Server's results endpoint (when it can only be built after the simulator, as in app.ts). */
+  /** Sets the 3DS Server's results endpoint (when it can only be built after the simulator, as in services.ts). */
   setResultsHandler(handler: ResultsRequestHandler): void {
     this.#onResultsRequest = handler;
   }
