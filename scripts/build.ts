@@ -29,6 +29,7 @@ const { values } = parseArgs({
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // The compiler's incremental state goes with the output it describes: beside another --out it would name files that
 // are not there, and tsc would skip emitting them.
-const outDir = values.out === undefined ? [] : ['--outDir', values.out, '--tsBuildInfoFile', join(values.out, '.tsbuildinfo')];
+const outDir =
+  values.out === undefined ? [] : ['--outDir', values.out, '--tsBuildInfoFile', join(values.out, '.tsbuildinfo')];
 execFileSync(process.execPath, [tsc, '-p', values.project, ...outDir], { stdio: 'inherit' });
 cpSync('src/hosted/assets', join(values.src ?? values.out ?? 'dist', 'hosted', 'assets'), { recursive: true });
