@@ -57,6 +57,9 @@
     clearTimeout(timer);
     timer = setTimeout(preview, 150);
   });
+  // A number already there when this deferred script runs (typed while it loaded, filled in by the browser, kept by
+  // a page shown again) gets its preview now: no input event will come for it.
+  if (number.value) preview();
   const summary = document.getElementById('error-summary');
   if (summary) summary.focus();
 })();

@@ -335,6 +335,44 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
     60_000,
   );
 
+  it('a card number typed before card-step.js has run gets its brand and fee preview once the script runs', async () => {
+    const res = await t.call('POST', '/api/v1/payments', {
+      auth: merchants.dk,
+      json: {
+        transId: `e2e-typed-early-${Date.now()}`,
+        amount: { value: 10_000, currency: 'DKK' },
+        urls: URLS,
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+      },
+    });
+    expect(res.status).toBe(202);
+    const { context, page } = await openPage();
+    // The deferred script is held until the number is typed: its input event comes before any listener exists, as on
+    // a slow connection (CI once met it after a page change: the number was filled before the script had run).
+    let releaseScript = () => {};
+    const scriptHeld = new Promise<void>((resolve) => {
+      releaseScript = resolve;
+    });
+    await context.route('**/hosted/assets/card-step.js', async (route) => {
+      await scriptHeld;
+      await route.continue();
+    });
+    try {
+      // A deferred script holds DOMContentLoaded back: the page is used as soon as its form is there.
+      await page.goto(res.body._links.redirect.href, { waitUntil: 'commit' });
+      const number = page.locator('#number');
+      await number.fill(testPan('40000010', '1000')); // commercial: a fee
+      expect(await page.locator('#brand').textContent()).toBe('');
+      releaseScript();
+      const preview = { timeout: 10_000 };
+      await expect.poll(() => page.locator('#brand').textContent(), preview).toMatch(/Visa/);
+      await expect.poll(() => page.locator('#fee-preview').textContent(), preview).not.toBe('');
+    } finally {
+      releaseScript();
+      await context.close();
+    }
+  }, 60_000);
+
   it('a preview whose quote fails leaves no fee of an earlier card on the page, and is asked for again at the next input', async () => {
     const res = await t.call('POST', '/api/v1/payments', {
       auth: merchants.dk,
