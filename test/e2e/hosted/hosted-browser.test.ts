@@ -173,6 +173,21 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
     return { context, page, cspViolations };
   }
 
+  /** A HOSTED payment of 100.00 DKK for the surcharging Danish merchant: the URL of its card step. */
+  async function hostedCardStep(transIdPrefix: string): Promise<string> {
+    const res = await t.call('POST', '/api/v1/payments', {
+      auth: merchants.dk,
+      json: {
+        transId: `${transIdPrefix}-${Date.now()}`,
+        amount: { value: 10_000, currency: 'DKK' },
+        urls: URLS,
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+      },
+    });
+    expect(res.status).toBe(202);
+    return res.body._links.redirect.href;
+  }
+
   /** axe-core finds no violations on the page as it is now. */
   async function expectAccessible(page: Page, label: string) {
     const result = await new AxeBuilder({ page }).analyze();
@@ -336,16 +351,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
   );
 
   it('a card number typed before card-step.js has run gets its brand and fee preview once the script runs', async () => {
-    const res = await t.call('POST', '/api/v1/payments', {
-      auth: merchants.dk,
-      json: {
-        transId: `e2e-typed-early-${Date.now()}`,
-        amount: { value: 10_000, currency: 'DKK' },
-        urls: URLS,
-        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
-      },
-    });
-    expect(res.status).toBe(202);
+    const cardStep = await hostedCardStep('e2e-typed-early');
     const { context, page } = await openPage();
     // The deferred script is held until the number is typed: its input event comes before any listener exists, as on
     // a slow connection (CI once met it after a page change: the number was filled before the script had run).
@@ -359,7 +365,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
     });
     try {
       // A deferred script holds DOMContentLoaded back: the page is used as soon as its form is there.
-      await page.goto(res.body._links.redirect.href, { waitUntil: 'commit' });
+      await page.goto(cardStep, { waitUntil: 'commit' });
       const number = page.locator('#number');
       await number.fill(testPan('40000010', '1000')); // commercial: a fee
       expect(await page.locator('#brand').textContent()).toBe('');
@@ -374,16 +380,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
   }, 60_000);
 
   it('a preview whose quote fails leaves no fee of an earlier card on the page, and is asked for again at the next input', async () => {
-    const res = await t.call('POST', '/api/v1/payments', {
-      auth: merchants.dk,
-      json: {
-        transId: `e2e-quote-fails-${Date.now()}`,
-        amount: { value: 10_000, currency: 'DKK' },
-        urls: URLS,
-        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
-      },
-    });
-    expect(res.status).toBe(202);
+    const cardStep = await hostedCardStep('e2e-quote-fails');
     const { context, page } = await openPage();
     // The quote endpoint answers, until the test makes the next quote fail (a dropped connection).
     let failNext = false;
@@ -400,7 +397,7 @@ describe.skipIf(!haveChromium).sequential('hosted pages in Chromium', () => {
     const preview = { timeout: 10_000 };
     const fee = () => page.locator('#fee-preview').textContent();
     try {
-      await page.goto(res.body._links.redirect.href);
+      await page.goto(cardStep);
       const number = page.locator('#number');
       await number.fill(testPan('40000010', '1000')); // commercial: a fee
       await expect.poll(fee, preview).not.toBe('');
