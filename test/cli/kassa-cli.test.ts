@@ -24,8 +24,8 @@ function tempEnv(): Record<string, string> & { KASSA_DATA_DIR: string; DATABASE_
 
 const basic = (id: string, key: string) => `Basic ${Buffer.from(`${id}:${key}`).toString('base64')}`;
 
-// Each `kassa` run is a process loading the whole app (3.5–5 s on a loaded 2-core CI machine): tests of several runs
-// get 2 minutes (CI saw the revoke test take 26 s, then time out at the default 30 s).
+// Each `kassa` run is a Node process loading the compiled app (3.5–5 s a run on a loaded 2-core CI machine when they
+// ran through tsx): tests of several runs get 2 minutes (CI saw the revoke test take 26 s, then time out at 30 s).
 describe('kassa CLI', { timeout: 120_000 }, () => {
   const servers: ServerProcess[] = [];
   afterAll(async () => {

@@ -20,12 +20,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Compiles Kassa once per run, in the background while the first test files run, for the tests that start `kassa`
- * as a child process (test/helpers/cli.ts). A compiled `kassa merchant create` starts in about half the time of one
- * through tsx (0.54 s against 0.90 s on an idle machine; 3.5-5 s through tsx on a loaded CI machine), and about a
- * hundred such runs are in the suite. Inside the checkout (test-artifacts/, git-ignored) so that the compiled code finds
- * node_modules/ and the package root (the BIN table) as dist/ does; in a directory of its own per run, its compiler
- * state (`.tsbuildinfo`) inside it (scripts/build.ts). The done-file is written whole (a rename) once the build's
- * output streams have closed.
+ * as a child process (test/helpers/cli.ts). A compiled `kassa merchant create` took 0.54 s against 0.90 s through tsx
+ * on an idle machine (3.5-5 s through tsx on a loaded CI machine), and about a hundred such runs are in the suite.
+ * Inside the checkout (test-artifacts/, git-ignored) so that the compiled code finds node_modules/ and the package root
+ * (the BIN table) as dist/ does; in a directory of its own per run, its compiler state (`.tsbuildinfo`) inside it
+ * (scripts/build.ts). The done-file is written whole (a rename) once the build's output streams have closed.
  * @returns the teardown: stops a build still running (its whole process group: scripts/build.ts runs tsc as a child)
  *   and removes the compiled tree and the done-file.
  */

@@ -78,7 +78,10 @@ export function serveEnv(port: number, settings: Record<string, string>): Record
   };
 }
 
-/** Runs `kassa <args>` (compiledKassa) as a child process and returns its output; rejects with the output on a non-zero exit. */
+/**
+ * Runs `kassa <args>` (compiledKassa) as a child process and returns its output; rejects with the output on a non-zero
+ * exit.
+ */
 export async function kassaCli(
   args: string[],
   env: Record<string, string>,
@@ -109,7 +112,10 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `kassa serve` from the run's compiled build (compiledKassa), or from `entry` (another main.js, or bin/kassa.js). */
+/**
+ * Starts `kassa serve` from the run's compiled build (compiledKassa), or from `entry` (another main.js, or
+ * bin/kassa.js).
+ */
 export async function startServerProcess(env: Record<string, string>, entry?: string): Promise<ServerProcess> {
   // Load shedding would answer 503 to the first requests after start-up on a busy test machine (compiling the route
   // schemas blocks the event loop for a moment); a test that is about it sets KASSA_MAX_EVENT_LOOP_DELAY itself.

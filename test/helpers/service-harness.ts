@@ -22,8 +22,9 @@ export interface ServiceHarness {
 }
 
 /**
- * Builds the services the way services.ts does (Medusa-style service tests). `overrides(config, database)` brings the clock,
- * acquirer and other adapters of the test; `hooks` the payment callbacks.
+ * Builds the services with buildServices (services.ts), as the server and the CLI do (Medusa-style service tests).
+ * `overrides(config, database)` brings the clock, acquirer and other adapters of the test; `hooks` the payment
+ * callbacks.
  */
 export async function startServiceHarness(
   dialect: 'sqlite' | 'postgres',
