@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { type Config, ConfigError, describeConfig, loadConfig } from '../config/config.js';
 import { loadRuntimeSecrets, type RuntimeSecrets } from '../config/data-dir.js';
 import { KassaError } from '../domain/errors/error-catalogue.js';
+import { MAX_WEBHOOK_SECRET_OVERLAP_SECONDS } from '../domain/merchants/merchant-service.js';
 import { describeSurchargeAudit, describeSurchargeSettings, parseFeeRule } from '../domain/surcharge/fee-rule-text.js';
 import type { FeeRule } from '../domain/surcharge/surcharge-settings.js';
 import { buildServices, type Services } from '../services.js';
@@ -205,6 +206,46 @@ key
     if (left === 0) {
       console.error(
         `warning: ${merchantId} has no active API key left; its integrations are refused until \`kassa merchant key rotate ${merchantId}\` issues one`,
+      );
+    }
+  });
+
+/** `--keep-previous <hours>`: whole hours, 0 to MAX_WEBHOOK_SECRET_OVERLAP_SECONDS. */
+function parseKeepPreviousHours(value: string): number {
+  const max = MAX_WEBHOOK_SECRET_OVERLAP_SECONDS / 3600;
+  if (!/^\d{1,4}$/.test(value) || Number(value) > max) {
+    throw new InvalidArgumentError(`must be whole hours from 0 to ${max}`);
+  }
+  return Number(value);
+}
+
+const webhookSecret = merchant
+  .command('webhook-secret')
+  .description('the Standard Webhooks secret notifications are signed with');
+webhookSecret
+  .command('rotate')
+  .description(
+    'issue a new webhook secret, in force at once; the old one keeps signing beside it for --keep-previous hours ' +
+      '(each notification then carries both signatures), so receivers can switch without losing one',
+  )
+  .argument('<merchantId>')
+  .option(
+    '--keep-previous <hours>',
+    'hours the old secret keeps signing, 0 (a leaked secret) to 168',
+    parseKeepPreviousHours,
+    24,
+  )
+  .option('--json', 'print JSON')
+  .action(async (merchantId: string, opts: { keepPrevious: number; json?: boolean }) => {
+    const rotated = await withServices((s) => s.merchants.rotateWebhookSecret(merchantId, opts.keepPrevious * 3600));
+    const previousExpiresAt = rotated.previousExpiresAt?.toISOString();
+    if (opts.json) console.log(JSON.stringify({ merchantId, webhookSecret: rotated.webhookSecret, previousExpiresAt }));
+    else {
+      console.log(`webhookSecret: ${rotated.webhookSecret}`);
+      console.log(
+        previousExpiresAt
+          ? `the previous secret also signs until ${previousExpiresAt}`
+          : 'the previous secret no longer signs',
       );
     }
   });

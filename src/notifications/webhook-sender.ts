@@ -96,7 +96,7 @@ export class UndiciWebhookSender implements WebhookSender {
         headers: {
           'content-type': 'application/json',
           'user-agent': this.options.userAgent ?? 'Kassa-Webhooks/1.0',
-          ...signWebhook(n.webhookSecret, n.id, at, n.body),
+          ...signWebhook(n.webhookSecret, n.id, at, n.body, n.previousWebhookSecret),
         },
         body: n.body,
         signal: AbortSignal.timeout(this.options.timeoutMs),

@@ -11,6 +11,9 @@ export interface MerchantTable {
   sandbox: number;
   webhook_url: string | null;
   webhook_secret: string;
+  /** The secret `webhook_secret` replaced, sealed, still signing until the instant below (a rotation's overlap). */
+  previous_webhook_secret: string | null;
+  previous_webhook_secret_expires_at: string | null;
   surcharge: string | null;
   created_at: string;
 }

@@ -9,6 +9,7 @@ import type {
 import type { NotificationRepository } from '../domain/ports/store.js';
 import { isUniqueViolation } from './create-db.js';
 import type { Database, MerchantTable, NotificationAttemptTable } from './database.js';
+import { previousWebhookSecret } from './merchant-repository.kysely.js';
 import { paymentCreatedAt } from './payment-created-at.js';
 import { shaped } from './query-shapes.js';
 import { fromDbTime, optional, toDbTime } from './rows.js';
@@ -166,18 +167,26 @@ export class KyselyNotificationRepository implements NotificationRepository {
     const secretsQuery = shaped(this.db, `merchant.webhookSecrets ${merchantIds.length}`, merchantIds, () =>
       this.db
         .selectFrom('merchant')
-        .select(['merchant_id', 'webhook_secret', 'sandbox'])
+        .select([
+          'merchant_id',
+          'webhook_secret',
+          'previous_webhook_secret',
+          'previous_webhook_secret_expires_at',
+          'sandbox',
+        ])
         .where('merchant_id', 'in', merchantIds),
     );
     const secretRows = (await this.db.executeQuery(secretsQuery)).rows as Pick<
       Selectable<MerchantTable>,
-      'merchant_id' | 'webhook_secret' | 'sandbox'
+      'merchant_id' | 'webhook_secret' | 'previous_webhook_secret' | 'previous_webhook_secret_expires_at' | 'sandbox'
     >[];
     const merchants = new Map(secretRows.map((m) => [m.merchant_id, m]));
     const claims: ClaimedNotification[] = [];
     for (const row of rows) {
       const merchant = merchants.get(row.merchant_id);
       if (!merchant || row.target_url === null) continue; // cannot happen: no merchant is ever deleted
+      // Kept while a rotation's overlap lasts at claim time: the attempt is sent right after the claim.
+      const previous = previousWebhookSecret(merchant, this.secrets, now);
       claims.push({
         id: row.id,
         merchantId: row.merchant_id,
@@ -188,6 +197,7 @@ export class KyselyNotificationRepository implements NotificationRepository {
         createdAt: fromDbTime(row.created_at),
         leaseUntil,
         webhookSecret: this.secrets.open(merchant.merchant_id, merchant.webhook_secret),
+        ...(previous && { previousWebhookSecret: previous.secret }),
         sandbox: Number(merchant.sandbox) === 1,
       });
     }

@@ -95,6 +95,39 @@ describe('kassa CLI', { timeout: 120_000 }, () => {
     expect(last.stderr).toContain('warning: solo has no active API key left');
   });
 
+  it('merchant webhook-secret rotate issues a new secret and keeps the old one signing for --keep-previous hours', async () => {
+    const env = tempEnv();
+    const created = JSON.parse(
+      (await kassaCli(['merchant', 'create', '--id', 'hooks', '--country', 'DK', '--currency', 'DKK', '--json'], env))
+        .stdout,
+    );
+    const before = Date.now();
+    const kept = JSON.parse((await kassaCli(['merchant', 'webhook-secret', 'rotate', 'hooks', '--json'], env)).stdout);
+    expect(kept.merchantId).toBe('hooks');
+    expect(kept.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(kept.webhookSecret).not.toBe(created.webhookSecret);
+    // Default: the old secret signs for 24 hours more.
+    const until = Date.parse(kept.previousExpiresAt);
+    expect(until).toBeGreaterThanOrEqual(before + 24 * 3_600_000 - 1_000);
+    expect(until).toBeLessThanOrEqual(Date.now() + 24 * 3_600_000);
+    const db = readFileSync(env.DATABASE_URL.slice('sqlite:'.length)).toString('latin1');
+    expect(db).not.toContain(kept.webhookSecret.slice('whsec_'.length));
+
+    const leaked = await kassaCliResult(['merchant', 'webhook-secret', 'rotate', 'hooks', '--keep-previous', '0'], env);
+    expect(leaked.code).toBe(0);
+    expect(leaked.stdout).toMatch(/^webhookSecret: whsec_\S+\nthe previous secret no longer signs\n$/);
+
+    for (const bad of ['169', '1.5', '-1', 'day']) {
+      const r = await kassaCliResult(['merchant', 'webhook-secret', 'rotate', 'hooks', '--keep-previous', bad], env);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('--keep-previous');
+      expect(r.stderr).toContain('whole hours from 0 to 168');
+    }
+    const nobody = await kassaCliResult(['merchant', 'webhook-secret', 'rotate', 'nobody'], env);
+    expect(nobody.code).not.toBe(0);
+    expect(nobody.stderr).toContain('MERCHANT_NOT_FOUND');
+  });
+
   it('a duplicate merchantId is refused', async () => {
     const env = tempEnv();
     await kassaCli(['merchant', 'create', '--id', 'dup', '--country', 'DK', '--currency', 'DKK'], env);

@@ -138,6 +138,57 @@ describe.each(DIALECTS)('outbox dispatcher (%s)', (dialect) => {
     ]);
   });
 
+  it('after a webhook secret rotation, deliveries verify under the new and the old secret until the overlap ends, then under the new one only', async () => {
+    const clock = new ManualClock();
+    const m = await newMerchant();
+    const rotatedTo = merchant(true).webhookSecret;
+    expect(await store.merchants.rotateWebhookSecret(m.merchantId, rotatedTo, new Date(clock.t + 60_000))).toBe(true);
+    // At rest both are sealed (storage/webhook-secret-box.ts): neither secret is in the row.
+    const row = await database.db.kysely
+      .selectFrom('merchant')
+      .selectAll()
+      .where('merchant_id', '=', m.merchantId)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain(m.webhookSecret.slice('whsec_'.length));
+    expect(JSON.stringify(row)).not.toContain(rotatedTo.slice('whsec_'.length));
+    expect(await store.merchants.find(m.merchantId)).toMatchObject({
+      webhookSecret: rotatedTo,
+      previousWebhookSecret: { secret: m.webhookSecret, expiresAt: new Date(clock.t + 60_000) },
+    });
+
+    const during = await enqueue(m, receiver.url, clock.now(), { n: 1 });
+    expect(await dispatcher(clock).runOnce()).toBe(1);
+    const first = receiver.received[0];
+    if (!first) throw new Error('nothing received');
+    expect(first.headers['webhook-id']).toBe(during);
+    expect(first.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
+    for (const secret of [rotatedTo, m.webhookSecret]) {
+      expect(new Webhook(secret).verify(first.body, first.headers as Record<string, string>)).toEqual({
+        type: 'payment.authorized',
+        n: 1,
+      });
+    }
+
+    clock.t += 60_000; // the overlap ends at this instant
+    const after = await enqueue(m, receiver.url, clock.now(), { n: 2 });
+    expect(await dispatcher(clock).runOnce()).toBe(1);
+    const second = receiver.received[1];
+    if (!second) throw new Error('second notification not received');
+    expect(second.headers['webhook-id']).toBe(after);
+    expect(second.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(new Webhook(rotatedTo).verify(second.body, second.headers as Record<string, string>)).toEqual({
+      type: 'payment.authorized',
+      n: 2,
+    });
+    expect(() => new Webhook(m.webhookSecret).verify(second.body, second.headers as never)).toThrow();
+
+    // A rotation that keeps nothing (a leaked secret) ends the old one at once.
+    const third = merchant(true).webhookSecret;
+    expect(await store.merchants.rotateWebhookSecret(m.merchantId, third, undefined)).toBe(true);
+    expect((await store.merchants.find(m.merchantId))?.previousWebhookSecret).toBeUndefined();
+    expect(await store.merchants.rotateWebhookSecret('m_nobody', third, undefined)).toBe(false);
+  });
+
   it('a failing receiver gets attempts exactly on the DESIGN.md §5 schedule, never before due, then FAILED', async () => {
     receiver.fallback = 500;
     const clock = new ManualClock();

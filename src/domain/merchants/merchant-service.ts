@@ -11,6 +11,12 @@ import { checkMerchantUrl } from './merchant-url.js';
 /** merchantId: 1–64 characters of letters, digits, `.`, `_` and `-`. */
 export const MERCHANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
+/**
+ * Longest a replaced webhook secret may keep signing beside the new one after a rotation, seconds (7 days): time for
+ * a merchant to deploy the new secret to every receiver, not a second permanent secret.
+ */
+export const MAX_WEBHOOK_SECRET_OVERLAP_SECONDS = 7 * 86_400;
+
 /** Input of `createMerchant`. */
 export interface CreateMerchantInput {
   merchantId: string;
@@ -116,7 +122,7 @@ export class MerchantService {
       currency: input.currency,
       sandbox: input.sandbox,
       webhookUrl: input.webhookUrl,
-      webhookSecret: `whsec_${base64UrlToBase64(this.ids.randomToken(32))}`,
+      webhookSecret: this.newWebhookSecret(),
       creationDate: this.clock.now(),
     };
     return this.store.transaction(async (tx) => {
@@ -158,6 +164,47 @@ export class MerchantService {
       throw new KassaError('NOT_FOUND', `merchant ${merchantId} has no active key ${keyId}`);
     }
     await this.credentialsChanged();
+  }
+
+  /**
+   * Replaces the merchant's Standard Webhooks secret with a new one, in force at once on every node (each delivery
+   * attempt reads it). The replaced secret keeps signing beside it for `keepPreviousSeconds` (Standard Webhooks'
+   * zero-downtime rotation: each notification carries a signature under each secret), so a receiver verifies with
+   * either while the merchant deploys the new one; 0 ends it at once (a leaked secret). A previous secret still kept by
+   * an earlier rotation ends at once.
+   * @param keepPreviousSeconds whole seconds, 0 to MAX_WEBHOOK_SECRET_OVERLAP_SECONDS.
+   * @returns the new secret and, when the replaced one is kept, the instant it stops signing.
+   * @throws KassaError MERCHANT_NOT_FOUND; VALIDATION_FAILED naming keepPreviousSeconds.
+   */
+  async rotateWebhookSecret(
+    merchantId: string,
+    keepPreviousSeconds: number,
+  ): Promise<{ webhookSecret: string; previousExpiresAt?: Date }> {
+    if (
+      !Number.isInteger(keepPreviousSeconds) ||
+      keepPreviousSeconds < 0 ||
+      keepPreviousSeconds > MAX_WEBHOOK_SECRET_OVERLAP_SECONDS
+    ) {
+      throw validationError([
+        {
+          field: 'keepPreviousSeconds',
+          message: `must be whole seconds from 0 to ${MAX_WEBHOOK_SECRET_OVERLAP_SECONDS} (7 days)`,
+        },
+      ]);
+    }
+    const webhookSecret = this.newWebhookSecret();
+    const previousExpiresAt =
+      keepPreviousSeconds > 0 ? new Date(this.clock.now().getTime() + keepPreviousSeconds * 1000) : undefined;
+    if (!(await this.store.merchants.rotateWebhookSecret(merchantId, webhookSecret, previousExpiresAt))) {
+      throw new KassaError('MERCHANT_NOT_FOUND');
+    }
+    await this.credentialsChanged();
+    return { webhookSecret, ...(previousExpiresAt && { previousExpiresAt }) };
+  }
+
+  /** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64 (https://www.standardwebhooks.com). */
+  private newWebhookSecret(): string {
+    return `whsec_${base64UrlToBase64(this.ids.randomToken(32))}`;
   }
 
   /**

@@ -10,6 +10,12 @@ export interface Merchant {
   webhookUrl?: string;
   /** Standard Webhooks signing secret, `whsec_` + base64 (shown to the merchant, needed to sign). */
   webhookSecret: string;
+  /**
+   * The secret `webhookSecret` replaced in a rotation, still signing beside it until `expiresAt` (Standard Webhooks'
+   * zero-downtime rotation: every notification sent before then carries one signature per secret). Absent when
+   * there is none; compare `expiresAt` with the time of use.
+   */
+  previousWebhookSecret?: { secret: string; expiresAt: Date };
   creationDate: Date;
 }
 

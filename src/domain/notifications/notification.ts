@@ -70,6 +70,8 @@ export interface ClaimedNotification {
   leaseUntil: Date;
   /** The merchant's Standard Webhooks secret (`whsec_…`). */
   webhookSecret: string;
+  /** The secret a rotation replaced, while its overlap lasts: the attempt is signed under both (Merchant). */
+  previousWebhookSecret?: string;
   /** Sandbox merchants may target http and non-public addresses (DESIGN.md §5). */
   sandbox: boolean;
 }

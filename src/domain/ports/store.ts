@@ -13,6 +13,12 @@ export interface MerchantRepository {
   find(merchantId: string): Promise<Merchant | undefined>;
   count(): Promise<number>;
   setWebhookUrl(merchantId: string, url: string | undefined): Promise<boolean>;
+  /**
+   * Makes `secret` the merchant's webhook secret. The one it replaces keeps signing until `previousExpiresAt`
+   * (undefined: it stops at once); a previous secret kept by an earlier rotation is dropped. One statement, so two
+   * rotations at once cannot lose the secret in force. @returns false when there is no such merchant.
+   */
+  rotateWebhookSecret(merchantId: string, secret: string, previousExpiresAt: Date | undefined): Promise<boolean>;
 }
 
 /** API keys, looked up by hash. */

@@ -17,6 +17,7 @@ import * as m20261126locality from './2026-11-26-0001-payment-locality.js';
 import * as m20261127partial from './2026-11-27-0001-partial-sweep-indexes.js';
 import * as m20261127language from './2026-11-27-0002-language-length.js';
 import * as m20261127processing from './2026-11-27-0003-processing-payment-index.js';
+import * as m20261128webhookRotation from './2026-11-28-0001-webhook-secret-rotation.js';
 
 /** Every migration, by name. Names are date-prefixed so they sort in the order they were written. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0001-partial-sweep-indexes': m20261127partial,
   '2026-11-27-0002-language-length': m20261127language,
   '2026-11-27-0003-processing-payment-index': m20261127processing,
+  '2026-11-28-0001-webhook-secret-rotation': m20261128webhookRotation,
 };
