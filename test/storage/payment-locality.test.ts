@@ -136,6 +136,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
     const down = await migrator.migrateTo('2026-11-23-0401-auth-notify');
     expect(down.error).toBeUndefined();
     expect(down.results?.map((r) => r.migrationName)).toEqual([
+      '2026-11-28-0001-webhook-secret-rotation',
       '2026-11-27-0003-processing-payment-index',
       '2026-11-27-0002-language-length',
       '2026-11-27-0001-partial-sweep-indexes',
@@ -146,6 +147,7 @@ describe.each(DIALECTS)('payment locality (%s)', (dialect) => {
       '2026-11-27-0001-partial-sweep-indexes',
       '2026-11-27-0002-language-length',
       '2026-11-27-0003-processing-payment-index',
+      '2026-11-28-0001-webhook-secret-rotation',
     ]);
 
     const created_at = await storedCreatedAt(p.payId);
