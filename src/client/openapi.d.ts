@@ -4089,7 +4089,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, space-delimited, the current secret first (any one verifying suffices) */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4194,7 +4194,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, space-delimited, the current secret first (any one verifying suffices) */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4230,7 +4230,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, space-delimited, the current secret first (any one verifying suffices) */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4266,7 +4266,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, space-delimited, the current secret first (any one verifying suffices) */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4302,7 +4302,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, space-delimited, the current secret first (any one verifying suffices) */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4338,7 +4338,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret */
+                /** @description v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, space-delimited, the current secret first (any one verifying suffices) */
                 "webhook-signature": string;
             };
             path?: never;

@@ -73,7 +73,11 @@ export function notificationWebhooks(): OpenApiWebhooks {
       parameters: [
         signature('webhook-id', 'msg_…: the same for every delivery of one event (dedupe by it)'),
         signature('webhook-timestamp', 'Unix seconds'),
-        signature('webhook-signature', 'v1,<base64 HMAC-SHA256> under the merchant webhook secret'),
+        signature(
+          'webhook-signature',
+          'v1,<base64 HMAC-SHA256> under the merchant webhook secret; while a rotated-out secret still signs, two, ' +
+            'space-delimited, the current secret first (any one verifying suffices)',
+        ),
       ],
       requestBody: { required: true, content: { 'application/json': { schema } } },
       responses: {
