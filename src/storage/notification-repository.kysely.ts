@@ -180,13 +180,22 @@ export class KyselyNotificationRepository implements NotificationRepository {
       Selectable<MerchantTable>,
       'merchant_id' | 'webhook_secret' | 'previous_webhook_secret' | 'previous_webhook_secret_expires_at' | 'sandbox'
     >[];
-    const merchants = new Map(secretRows.map((m) => [m.merchant_id, m]));
+    // Each merchant's secrets opened once per claim, not once per notification. The previous one is kept while a
+    // rotation's overlap lasts at claim time: the attempt is sent right after the claim.
+    const merchants = new Map(
+      secretRows.map((m) => [
+        m.merchant_id,
+        {
+          webhookSecret: this.secrets.open(m.merchant_id, m.webhook_secret),
+          previousWebhookSecret: previousWebhookSecret(m, this.secrets, now)?.secret,
+          sandbox: Number(m.sandbox) === 1,
+        },
+      ]),
+    );
     const claims: ClaimedNotification[] = [];
     for (const row of rows) {
       const merchant = merchants.get(row.merchant_id);
       if (!merchant || row.target_url === null) continue; // cannot happen: no merchant is ever deleted
-      // Kept while a rotation's overlap lasts at claim time: the attempt is sent right after the claim.
-      const previous = previousWebhookSecret(merchant, this.secrets, now);
       claims.push({
         id: row.id,
         merchantId: row.merchant_id,
@@ -196,9 +205,9 @@ export class KyselyNotificationRepository implements NotificationRepository {
         attemptCount: Number(row.attempt_count),
         createdAt: fromDbTime(row.created_at),
         leaseUntil,
-        webhookSecret: this.secrets.open(merchant.merchant_id, merchant.webhook_secret),
-        ...(previous && { previousWebhookSecret: previous.secret }),
-        sandbox: Number(merchant.sandbox) === 1,
+        webhookSecret: merchant.webhookSecret,
+        ...(merchant.previousWebhookSecret !== undefined && { previousWebhookSecret: merchant.previousWebhookSecret }),
+        sandbox: merchant.sandbox,
       });
     }
     return claims.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
