@@ -6,6 +6,7 @@ import { StoredCardService } from './domain/cards/stored-card-service.js';
 import { IdempotencyService } from './domain/idempotency/idempotency.js';
 import { MerchantService } from './domain/merchants/merchant-service.js';
 import { NotificationService } from './domain/notifications/notification-service.js';
+import { DeadlineAcquirer } from './domain/payments/acquirer-deadline.js';
 import { AuthorizationRecovery, type AuthorizationRecoverySettings } from './domain/payments/authorization-recovery.js';
 import type { CardTestingRefusal, CardVelocityGuard } from './domain/payments/card-testing.js';
 import { FollowUpRecovery, type FollowUpRecoverySettings } from './domain/payments/follow-up-recovery.js';
@@ -47,6 +48,11 @@ export interface ServiceOverrides {
   bins?: BinTable;
   directoryServer?: DirectoryServer;
   acquirer?: Acquirer;
+  /**
+   * How long an acquirer call may take, milliseconds (default ACQUIRER_TIMEOUT_MS, 20 s; tests of a call that never
+   * answers shorten it, or lengthen it to keep a call hanging).
+   */
+  acquirerTimeoutMs?: number;
   /** The card vault of the 3-D Secure pages and the hosted card step (tests wrap the Kysely one to order its writes). */
   cardVault?: CardVault;
   /** Follow-up recovery and DELAYED-capture sweeps (tests shorten the interval and the pending age). */
@@ -172,13 +178,16 @@ export function buildServices(
   const directoryServer =
     overrides.directoryServer ??
     new SimulatorDirectoryServer({ publicUrl: config.publicUrl, clock, ...overrides.threeDSSimulator });
-  const acquirer =
+  // Every acquirer call has a deadline inside the recovery sweeps' pending ages (domain/payments/acquirer-deadline.ts).
+  const acquirer = new DeadlineAcquirer(
     overrides.acquirer ??
-    new SimulatorAcquirer(
-      bins,
-      config.acquirerSimulatorLedger ? new FileSettlementLedger(config.acquirerSimulatorLedger) : undefined,
-      () => clock.now(),
-    );
+      new SimulatorAcquirer(
+        bins,
+        config.acquirerSimulatorLedger ? new FileSettlementLedger(config.acquirerSimulatorLedger) : undefined,
+        () => clock.now(),
+      ),
+    overrides.acquirerTimeoutMs,
+  );
   // One vault for both flows that hold a card between steps (3-D Secure pages, hosted card step).
   const cardKeyring = new KyselyCardKeyring(db.kysely, secrets.dataKey);
   const cardVault = overrides.cardVault ?? new KyselyCardVault(db.kysely, cardKeyring, () => clock.now());

@@ -114,9 +114,11 @@ export type AcquirerFollowUpResult =
 
 /**
  * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
- * Every method throws only on transport failure (network error, timeout): the outcome is then unknown. An adapter
- * must time its calls out well within AuthorizationRecovery's pending age (2 min): a call still waiting past it may
- * meet the recovery's own lookup, which takes a message not received yet for one that never came.
+ * Every method throws only on transport failure (network error, timeout): the outcome is then unknown. Kassa holds
+ * every call to a deadline (DeadlineAcquirer, ACQUIRER_TIMEOUT_MS = 20 s) inside the recovery sweeps' pending ages
+ * (follow-ups 30 s, authorizations 2 min): a call still waiting past them could meet the sweep's own lookup, which
+ * takes a message not received yet for one that never came. An adapter should time out its own calls within that
+ * deadline too (and free their sockets): Kassa drops a late answer but cannot cancel the call.
  * Follow-ups are idempotent by `xId`, as a real acquirer's idempotency key (Stripe `Idempotency-Key`, Adyen
  * `Idempotency-Key`, ISO 8583 retransmission by STAN/RRN): sending the same xId again answers the first result and
  * never moves money twice. Kassa relies on that to resolve a follow-up whose answer it never received.
