@@ -25,7 +25,8 @@ import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
-import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
+import { fixedClock } from '../threeds/three-ds-fixtures.js';
+import { directCommand } from './direct-command.js';
 
 const never = <T>() => new Promise<T>(() => {});
 
@@ -103,18 +104,8 @@ describe.each(DIALECTS)('an acquirer that does not answer ends the request at th
   afterAll(async () => h?.close());
 
   const later = (ms: number) => clock.set(new Date(clock.now().getTime() + ms).toISOString());
-  const command = (pan: string, extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
-    merchantId: merchant.merchantId,
-    transId: `t-${Math.random().toString(36).slice(2, 12)}`,
-    amount: { value: 10_000, currency: 'DKK' },
-    captureMethod: 'AUTOMATIC',
-    integrationType: 'DIRECT',
-    channel: 'ECOM',
-    card: { number: pan, expiryDate: '203012', securityCode: '123' },
-    challengePreference: 'NO_PREFERENCE',
-    browserInfo: BROWSER,
-    ...extra,
-  });
+  const command = (pan: string, extra: Partial<CreatePaymentCommand> = {}) =>
+    directCommand(merchant.merchantId, pan, extra);
   const operations = (payId: string) =>
     database.db.kysely
       .selectFrom('payment_operation')

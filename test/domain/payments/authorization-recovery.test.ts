@@ -19,7 +19,8 @@ import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
-import { browserInfo as BROWSER, fixedClock } from '../threeds/three-ds-fixtures.js';
+import { fixedClock } from '../threeds/three-ds-fixtures.js';
+import { directCommand } from './direct-command.js';
 
 /**
  * What the fault-injecting acquirer does with the next authorization: LOST_ANSWER lets the simulator act, then throws
@@ -66,18 +67,8 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
   });
   afterAll(async () => h?.close());
 
-  const command = (pan: string, extra: Partial<CreatePaymentCommand> = {}): CreatePaymentCommand => ({
-    merchantId: merchant.merchantId,
-    transId: `t-${Math.random().toString(36).slice(2, 12)}`,
-    amount: { value: 10_000, currency: 'DKK' },
-    captureMethod: 'AUTOMATIC',
-    integrationType: 'DIRECT',
-    channel: 'ECOM',
-    card: { number: pan, expiryDate: '203012', securityCode: '123' },
-    challengePreference: 'NO_PREFERENCE',
-    browserInfo: BROWSER,
-    ...extra,
-  });
+  const command = (pan: string, extra: Partial<CreatePaymentCommand> = {}) =>
+    directCommand(merchant.merchantId, pan, extra);
   const stored = async (payId: string) => {
     const db = database.db.kysely;
     const p = await db.selectFrom('payment').selectAll().where('pay_id', '=', payId).executeTakeFirstOrThrow();
