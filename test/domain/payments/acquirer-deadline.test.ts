@@ -25,8 +25,7 @@ import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
-import { fixedClock } from '../threeds/three-ds-fixtures.js';
-import { directCommand } from './direct-command.js';
+import { directCommand, fixedClock } from '../threeds/three-ds-fixtures.js';
 
 const never = <T>() => new Promise<T>(() => {});
 
@@ -105,7 +104,11 @@ describe.each(DIALECTS)('an acquirer that does not answer ends the request at th
 
   const later = (ms: number) => clock.set(new Date(clock.now().getTime() + ms).toISOString());
   const command = (pan: string, extra: Partial<CreatePaymentCommand> = {}) =>
-    directCommand(merchant.merchantId, pan, extra);
+    directCommand(merchant.merchantId, {
+      amount: { value: 10_000, currency: 'DKK' },
+      card: { number: pan, expiryDate: '203012', securityCode: '123' },
+      ...extra,
+    });
   const operations = (payId: string) =>
     database.db.kysely
       .selectFrom('payment_operation')

@@ -19,8 +19,7 @@ import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
 import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
-import { fixedClock } from '../threeds/three-ds-fixtures.js';
-import { directCommand } from './direct-command.js';
+import { directCommand, fixedClock } from '../threeds/three-ds-fixtures.js';
 
 /**
  * What the fault-injecting acquirer does with the next authorization: LOST_ANSWER lets the simulator act, then throws
@@ -68,7 +67,11 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
   afterAll(async () => h?.close());
 
   const command = (pan: string, extra: Partial<CreatePaymentCommand> = {}) =>
-    directCommand(merchant.merchantId, pan, extra);
+    directCommand(merchant.merchantId, {
+      amount: { value: 10_000, currency: 'DKK' },
+      card: { number: pan, expiryDate: '203012', securityCode: '123' },
+      ...extra,
+    });
   const stored = async (payId: string) => {
     const db = database.db.kysely;
     const p = await db.selectFrom('payment').selectAll().where('pay_id', '=', payId).executeTakeFirstOrThrow();
