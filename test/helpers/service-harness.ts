@@ -32,7 +32,7 @@ export async function startServiceHarness(
     merchantId: string;
     webhookUrl?: string;
     overrides?: (config: Config, database: FreshDatabase) => ServiceOverrides;
-    hooks?: Pick<PaymentServiceDeps, 'onPaymentFinal'>;
+    hooks?: Pick<PaymentServiceDeps, 'onPaymentFinal' | 'onUnexpectedError'>;
   },
 ): Promise<ServiceHarness> {
   const database = await freshDatabase(dialect);

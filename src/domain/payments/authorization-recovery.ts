@@ -5,6 +5,7 @@ import type { SweepReport } from './follow-up-recovery.js';
 import type { Payment } from './payment.js';
 import type { PaymentServiceDeps } from './payment-deps.js';
 import { responseCodeFromAcquirer } from './response-codes.js';
+import { cardholderIndicator, storeCredential } from './stored-credential-payment.js';
 
 /** The response codes of a payment whose authorization is in flight (response-codes.ts). */
 const IN_FLIGHT = new Set(['60000001', '60020001']);
@@ -36,8 +37,10 @@ export const DEFAULT_AUTHORIZATION_RECOVERY: AuthorizationRecoverySettings = { p
  * the acquirer may have taken the money. For each, the acquirer's status lookup (`Acquirer.inquireAuthorization`)
  * says what happened, and it is recorded as the request would have recorded it (authorizeAtAcquirer): approved → OK or
  * AUTHORIZED with its operations and payment.authorized; declined → FAILED with the decline's code; never received →
- * FAILED 40020096 (no money moved; the transId is free again). An initial stored-credential payment recovered as
- * approved stores no card: Kassa never kept its number.
+ * FAILED 40020096 (no money moved; the transId is free again). An approval records the network's schemeReferenceId,
+ * and an initial stored-credential payment's card is stored (storeCredential) from the card vault, where its intent
+ * (or its 3-D Secure step, or the hosted card step) put it encrypted; if that card has expired (30 min) meanwhile, the
+ * payment is recovered without a pseudo card number and the loss is reported (`onUnexpectedError`).
  * Every node sweeps (the follow-up sweep's interval); each payment is re-read under its row lock and changed only if
  * still in flight and unchanged since it was found, so two nodes, or a request that finishes late, resolve it once.
  */
@@ -45,7 +48,9 @@ export class AuthorizationRecovery {
   private readonly settings: AuthorizationRecoverySettings;
 
   constructor(
-    private readonly deps: FinishPaymentDeps & Pick<PaymentServiceDeps, 'acquirer'>,
+    private readonly deps: FinishPaymentDeps &
+      Pick<PaymentServiceDeps, 'acquirer' | 'cardVault'> &
+      Partial<Pick<PaymentServiceDeps, 'storedCards' | 'onUnexpectedError'>>,
     settings: Partial<AuthorizationRecoverySettings> = {},
   ) {
     this.settings = { ...DEFAULT_AUTHORIZATION_RECOVERY, ...settings };
@@ -72,6 +77,13 @@ export class AuthorizationRecovery {
 
   /** Records the inquiry's answer for `found` if it is still as found, in one transaction. @returns whether it did. */
   private async resolve(found: Payment, inquiry: AcquirerAuthorizationInquiry | undefined): Promise<boolean> {
+    // Approved: the card summary as the request would have recorded it (schemeReferenceId; an initial
+    // stored-credential payment's pseudo card number, its card stored first, as authorizeAtAcquirer does: storing is
+    // idempotent, so a request that finishes meanwhile and stores it too changes nothing).
+    const approved =
+      inquiry?.result.outcome === 'APPROVED'
+        ? await this.credential(found, inquiry.result.schemeReferenceId)
+        : undefined;
     const final = await this.deps.store.transaction(async (tx) => {
       const payment = await tx.payments.findByPayIdForUpdate(found.merchantId, found.payId);
       const merchant = await tx.merchants.find(found.merchantId);
@@ -79,11 +91,22 @@ export class AuthorizationRecovery {
       if (payment.updatedAt.getTime() !== found.updatedAt.getTime()) return; // its request moved it meanwhile
       // Never received: no AUTHORIZATION reached the acquirer, so none is recorded.
       if (inquiry === undefined) return recordFinalPayment(tx, this.deps, merchant, payment, NOT_RECEIVED, []);
-      const outcome = authorizationOutcome(this.deps, payment, inquiry.xId, inquiry.result, inquiry.captured);
+      const recorded = approved?.card === undefined ? payment : { ...payment, card: approved.card };
+      const outcome = authorizationOutcome(this.deps, recorded, inquiry.xId, inquiry.result, inquiry.captured);
       return recordFinalPayment(tx, this.deps, merchant, outcome.payment, outcome.responseCode, outcome.operations);
     });
     if (final === undefined) return false;
     this.deps.onPaymentFinal?.(final);
     return true;
+  }
+
+  /** `found` with what an approval adds to it (storeCredential), its card read back from the card vault. */
+  private async credential(found: Payment, schemeReferenceId: string | undefined): Promise<Payment> {
+    const indicator = cardholderIndicator(found);
+    const card =
+      indicator?.sequence === 'INITIAL'
+        ? await this.deps.cardVault.read(found.payId, this.deps.clock.now())
+        : undefined;
+    return storeCredential(this.deps, { merchantId: found.merchantId }, found, card, indicator, schemeReferenceId);
   }
 }

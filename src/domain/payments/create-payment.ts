@@ -50,10 +50,18 @@ export async function createDirectPayment(
     });
   }
 
-  const payment = await insertPendingDirectPayment(deps, merchant, cmd, {
-    ...summarizeCard(card, brand, bin, deps.dataKey),
-    ...(plan.kind === 'SUBSEQUENT' && { pseudoCardNumber: plan.stored.pseudoCardNumber }),
-  });
+  // An initial stored-credential payment keeps its card (encrypted) from its intent: if the acquirer's answer is
+  // lost, AuthorizationRecovery stores the card of the approval it finds (insert-direct-payment.ts).
+  const payment = await insertPendingDirectPayment(
+    deps,
+    merchant,
+    cmd,
+    {
+      ...summarizeCard(card, brand, bin, deps.dataKey),
+      ...(plan.kind === 'SUBSEQUENT' && { pseudoCardNumber: plan.stored.pseudoCardNumber }),
+    },
+    plan.kind === 'INITIAL' ? card : undefined,
+  );
 
   // Mail and telephone orders are out of scope of SCA (EBA Opinion on the implementation of the PSD2 RTS, June 2018;
   // paygate-v2-wire.md §2 `channel: MOTO`): no cardholder browser or app to authenticate, so no 3-D Secure.

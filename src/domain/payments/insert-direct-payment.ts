@@ -2,19 +2,25 @@ import { KassaError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import type { CardSummary, Payment } from './payment.js';
 import { payIdFromUuid } from './payment.js';
-import type { PaymentServiceDeps } from './payment-deps.js';
-import type { CreatePaymentCommand } from './payment-request.js';
+import { linkTtlMs, type PaymentServiceDeps } from './payment-deps.js';
+import type { CardInput, CreatePaymentCommand } from './payment-request.js';
 
 /**
  * Stores a new DIRECT payment, PENDING (60000001), before anything is called out (persist first, DESIGN.md §1).
  * `card` is what Kassa keeps of the card (never the number), absent when there is none to describe.
+ * `keep`: the card of an initial stored-credential payment, written encrypted to the card vault (CardVault.seal;
+ * number, expiry and name, never the security code) in the intent's own transaction — still one durable write — and
+ * deleted with the payment's result (recordFinalPayment). Only so can AuthorizationRecovery store the card of an
+ * approval whose answer was lost; it is kept at most the vault's lifetime (`linkTtlMs`, 30 min by default).
  * @throws KassaError TRANS_ID_IN_USE.
  */
 export async function insertPendingDirectPayment(
-  deps: Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids'>,
+  deps: Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids'> &
+    Partial<Pick<PaymentServiceDeps, 'cardVault' | 'threeDSLinkTtlMs'>>,
   merchant: Merchant,
   cmd: CreatePaymentCommand,
   card: CardSummary | undefined,
+  keep?: CardInput,
 ): Promise<Payment> {
   const now = deps.clock.now();
   const payment: Payment = {
@@ -45,8 +51,21 @@ export async function insertPendingDirectPayment(
     creationDate: now,
     updatedAt: now,
   };
-  if ((await deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') {
-    throw new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
+  const inUse = () =>
+    new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
+  if (keep === undefined || deps.cardVault === undefined) {
+    if ((await deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') throw inUse();
+    return payment;
   }
+  const { number, expiryDate, cardholderName } = keep;
+  const sealed = await deps.cardVault.seal(
+    payment.payId,
+    { number, expiryDate, ...(cardholderName !== undefined && { cardholderName }) },
+    new Date(now.getTime() + linkTtlMs(deps)),
+  );
+  await deps.store.transaction(async (tx) => {
+    if ((await tx.payments.insert(payment)) === 'TRANS_ID_IN_USE') throw inUse(); // rolls the transaction back
+    await tx.pendingCards.put(sealed);
+  });
   return payment;
 }

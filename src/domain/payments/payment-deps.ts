@@ -57,6 +57,6 @@ export interface PaymentServiceDeps {
 }
 
 /** The lifetime of 3-D Secure links and vaulted cards of these deps, ms. */
-export function linkTtlMs(deps: PaymentServiceDeps): number {
+export function linkTtlMs(deps: Pick<PaymentServiceDeps, 'threeDSLinkTtlMs'>): number {
   return deps.threeDSLinkTtlMs ?? THREE_DS_LINK_TTL_MS;
 }

@@ -86,15 +86,16 @@ export function cardholderIndicator(payment: Payment): StoredCredentialIndicator
 
 /**
  * After an approval: records the network's schemeReferenceId on the payment and, for an initial
- * `credentialOnFile` payment, stores the card in the vault and records its pseudo card number. A failure to store
- * leaves the (approved) payment without a pseudo card number and is reported as unexpected; it never turns the
- * approval into a failure (the money moved).
+ * `credentialOnFile` payment, stores the card in the vault and records its pseudo card number. A failure to store,
+ * or an initial payment whose `card` is no longer known (undefined: AuthorizationRecovery found its vaulted card
+ * expired), leaves the (approved) payment without a pseudo card number and is reported as unexpected; it never turns
+ * the approval into a failure (the money moved).
  */
 export async function storeCredential(
-  deps: PaymentServiceDeps,
-  merchant: Merchant,
+  deps: Pick<PaymentServiceDeps, 'storedCards' | 'onUnexpectedError'>,
+  merchant: Pick<Merchant, 'merchantId'>,
   payment: Payment,
-  card: CardInput,
+  card: CardInput | undefined,
   indicator: StoredCredentialIndicator | undefined,
   schemeReferenceId: string | undefined,
 ): Promise<Payment> {
@@ -102,6 +103,10 @@ export async function storeCredential(
   let summary = { ...payment.card, ...(schemeReferenceId !== undefined && { schemeReferenceId }) };
   const cof = payment.informational?.credentialOnFile;
   if (indicator?.sequence === 'INITIAL' && cof !== undefined && deps.storedCards !== undefined) {
+    if (card === undefined) {
+      deps.onUnexpectedError?.(payment.payId, 'acquirer', new Error('approved initial payment: its card is gone'));
+      return { ...payment, card: summary };
+    }
     try {
       const stored = await deps.storedCards.store({
         merchantId: merchant.merchantId,

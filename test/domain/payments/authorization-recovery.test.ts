@@ -10,15 +10,18 @@ import type { Merchant } from '../../../src/domain/merchants/merchant.js';
 import type { AuthorizationRecovery } from '../../../src/domain/payments/authorization-recovery.js';
 import type { CreatePaymentCommand } from '../../../src/domain/payments/payment-request.js';
 import type { AcquirerAuthorizationRequest } from '../../../src/domain/ports/acquirer.js';
+import type { CardVault } from '../../../src/domain/ports/card-vault.js';
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
 import type { Services } from '../../../src/services.js';
+import { KyselyCardKeyring } from '../../../src/storage/card-keyring.kysely.js';
+import { KyselyCardVault } from '../../../src/storage/card-vault.kysely.js';
 import type { KyselyStore } from '../../../src/storage/kysely-store.js';
 import { acquirerAround } from '../../helpers/acquirer.js';
 import { testPan } from '../../helpers/cards.js';
 import { DIALECTS, type FreshDatabase } from '../../helpers/dialects.js';
-import { type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
+import { SERVICE_TEST_DATA_KEY, type ServiceHarness, startServiceHarness } from '../../helpers/service-harness.js';
 import { directCommand, fixedClock } from '../threeds/three-ds-fixtures.js';
 
 /**
@@ -38,6 +41,9 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
   const ledger = new MemorySettlementLedger();
   let simulator: SimulatorAcquirer;
   let fault: Fault = 'NONE';
+  /** The node's card vault (the one buildServices would make), for reading what a payment kept. */
+  let cardVault: CardVault;
+  const unexpected: { payId: string; step: string }[] = [];
 
   const authorize = async (r: AcquirerAuthorizationRequest) => {
     const now = fault;
@@ -54,11 +60,20 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
     const acquirer = acquirerAround(() => simulator, { authorize });
     h = await startServiceHarness(dialect, {
       merchantId: `ar_${dialect}`,
-      overrides: (config) => {
+      hooks: { onUnexpectedError: (payId, step) => unexpected.push({ payId, step }) },
+      overrides: (config, db) => {
         simulator = new SimulatorAcquirer(CsvBinTable.fromFile(config.binFile), ledger, () => clock.now());
+        const keyring = new KyselyCardKeyring(db.db.kysely, SERVICE_TEST_DATA_KEY);
+        cardVault = new KyselyCardVault(db.db.kysely, keyring, () => clock.now());
         // HANG is a node that died during the call: no deadline may end that call within the test (the deadline's own
         // tests: acquirer-deadline.test.ts).
-        return { clock, acquirer, authorizationRecovery: { pendingAfterMs: 120_000 }, acquirerTimeoutMs: 3_600_000 };
+        return {
+          clock,
+          acquirer,
+          cardVault,
+          authorizationRecovery: { pendingAfterMs: 120_000 },
+          acquirerTimeoutMs: 3_600_000,
+        };
       },
     });
     ({ database, services, store, merchant } = h);
@@ -212,6 +227,81 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
     expect(await stored(p.payId)).toMatchObject({ status: 'PENDING', responseCode: '60020001' });
     expect(await recovery.recoverInFlight()).toEqual({ done: 1, failed: 0 });
     expect(await stored(p.payId)).toMatchObject({ status: 'FAILED', responseCode: '40020096' });
+  });
+
+  // Stored credentials: the approval the sweep records must leave the card usable, as the request would have.
+  const initial = (pan: string) =>
+    command(pan, { informational: { credentialOnFile: { type: 'UNSCHEDULED', initialPayment: true } } });
+  const vaulted = async (payId: string) =>
+    (await database.db.kysely.selectFrom('pending_card').select('pay_id').where('pay_id', '=', payId).execute()).length;
+
+  it('an initial stored-credential payment approved with its answer lost: the sweep stores its card, and a merchant-initiated payment with it is approved', async () => {
+    await drain();
+    fault = 'LOST_ANSWER';
+    const p = await services.payments.createDirectPayment(merchant, initial(testPan('40000000', '0001', '307')));
+    expect(p).toMatchObject({ status: 'PENDING', responseCode: '60020001' });
+    // Its intent kept the card, encrypted and without its security code, for the sweep.
+    expect(await cardVault.read(p.payId, clock.now())).toEqual({
+      number: testPan('40000000', '0001', '307'),
+      expiryDate: '203012',
+    });
+    later(121_000);
+    expect(await recovery.recoverInFlight()).toEqual({ done: 1, failed: 0 });
+    const recovered = await services.payments.getByPayId(merchant.merchantId, p.payId);
+    expect(recovered).toMatchObject({ status: 'OK', card: { schemeReferenceId: expect.any(String) } });
+    const pseudo = recovered.card?.pseudoCardNumber;
+    expect(pseudo).toMatch(/^\d{16}$/);
+    expect(await services.storedCards.get(merchant.merchantId, pseudo ?? '')).toMatchObject({
+      status: 'ACTIVE',
+      initialPayId: p.payId,
+      schemeReferenceId: recovered.card?.schemeReferenceId,
+    });
+    expect(await vaulted(p.payId)).toBe(0); // the result's transaction took the card out of the vault
+
+    const mit = await services.payments.createDirectPayment(
+      merchant,
+      command(pseudo ?? '', {
+        card: { number: pseudo ?? '', expiryDate: '203012' },
+        browserInfo: undefined,
+        informational: {
+          credentialOnFile: { type: 'UNSCHEDULED', initialPayment: false, unscheduled: { subType: 'MIT' } },
+        },
+      }),
+    );
+    expect(mit).toMatchObject({ status: 'OK', card: { pseudoCardNumber: pseudo } });
+  });
+
+  it('an initial payment answered at once leaves no card in the vault, approved or declined; a taken transId writes none', async () => {
+    await drain();
+    const approved = await services.payments.createDirectPayment(merchant, initial(testPan('40000000', '0001', '308')));
+    expect(approved).toMatchObject({ status: 'OK', card: { pseudoCardNumber: expect.any(String) } });
+    const declined = await services.payments.createDirectPayment(merchant, initial(testPan('40000000', '1100', '309')));
+    expect(declined).toMatchObject({ status: 'FAILED', responseCode: '20020051' });
+    expect(await vaulted(approved.payId)).toBe(0);
+    expect(await vaulted(declined.payId)).toBe(0);
+    const cards = async () => (await database.db.kysely.selectFrom('pending_card').select('pay_id').execute()).length;
+    const before = await cards();
+    await expect(
+      services.payments.createDirectPayment(merchant, {
+        ...initial(testPan('40000000', '0001', '310')),
+        transId: approved.transId,
+      }),
+    ).rejects.toMatchObject({ code: 'TRANS_ID_IN_USE' });
+    expect(await cards()).toBe(before);
+  });
+
+  it('an initial payment whose vaulted card expired before the sweep is still recorded as the sale it was, without a stored card', async () => {
+    await drain();
+    fault = 'LOST_ANSWER';
+    const p = await services.payments.createDirectPayment(merchant, initial(testPan('40000000', '0001', '311')));
+    later(31 * 60_000); // past the vault's 30 minutes: the acquirer's lookup was out that long
+    unexpected.length = 0; // the lost answer itself was reported; the sweep's report is what counts here
+    expect(await recovery.recoverInFlight()).toEqual({ done: 1, failed: 0 });
+    const recovered = await services.payments.getByPayId(merchant.merchantId, p.payId);
+    expect(recovered).toMatchObject({ status: 'OK', responseCode: '00000000' });
+    expect(recovered.card?.pseudoCardNumber).toBeUndefined();
+    expect(await vaulted(p.payId)).toBe(0);
+    expect(unexpected).toContainEqual({ payId: p.payId, step: 'acquirer' }); // the lost card is reported
   });
 
   const payIdOf = async (transId: string): Promise<string> =>
