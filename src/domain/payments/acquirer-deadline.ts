@@ -3,6 +3,7 @@ import type {
   AcquirerAuthorizationInquiry,
   AcquirerAuthorizationRequest,
   AcquirerAuthorizationResult,
+  AcquirerCallOptions,
   AcquirerFollowUpRequest,
   AcquirerFollowUpResult,
 } from '../ports/acquirer.js';
@@ -30,9 +31,10 @@ export class AcquirerTimeoutError extends Error {
 /**
  * The Acquirer port with a deadline on every call: a call that has not answered after `timeoutMs` throws
  * AcquirerTimeoutError, which the callers take as any transport failure (the outcome is unknown: the authorization is
- * left PENDING 60020001, a follow-up PENDING, for the recovery sweeps to resolve by the acquirer's status lookup). The
- * call itself is not cancelled (the port takes no signal): its late answer is dropped. The port asks adapters to time
- * out themselves (ports/acquirer.ts); this holds Kassa to the sweeps' timing whatever the adapter does.
+ * left PENDING 60020001, a follow-up PENDING, for the recovery sweeps to resolve by the acquirer's status lookup). At
+ * the deadline the call's `signal` (AcquirerCallOptions) is aborted with that error as its reason, so an adapter gives
+ * the request up; an answer that comes anyway is dropped. This holds Kassa to the sweeps' timing whatever the adapter
+ * does (ports/acquirer.ts).
  */
 export class DeadlineAcquirer implements Acquirer {
   constructor(
@@ -41,34 +43,39 @@ export class DeadlineAcquirer implements Acquirer {
   ) {}
 
   authorize(request: AcquirerAuthorizationRequest): Promise<AcquirerAuthorizationResult> {
-    return this.#within('authorize', () => this.acquirer.authorize(request));
+    return this.#within('authorize', (options) => this.acquirer.authorize(request, options));
   }
 
   capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return this.#within('capture', () => this.acquirer.capture(request));
+    return this.#within('capture', (options) => this.acquirer.capture(request, options));
   }
 
   refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return this.#within('refund', () => this.acquirer.refund(request));
+    return this.#within('refund', (options) => this.acquirer.refund(request, options));
   }
 
   reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
-    return this.#within('reverse', () => this.acquirer.reverse(request));
+    return this.#within('reverse', (options) => this.acquirer.reverse(request, options));
   }
 
   inquire(xId: string): Promise<AcquirerFollowUpResult | undefined> {
-    return this.#within('inquire', () => this.acquirer.inquire(xId));
+    return this.#within('inquire', (options) => this.acquirer.inquire(xId, options));
   }
 
   inquireAuthorization(payId: string): Promise<AcquirerAuthorizationInquiry | undefined> {
-    return this.#within('inquireAuthorization', () => this.acquirer.inquireAuthorization(payId));
+    return this.#within('inquireAuthorization', (options) => this.acquirer.inquireAuthorization(payId, options));
   }
 
-  #within<T>(call: keyof Acquirer, send: () => Promise<T>): Promise<T> {
+  #within<T>(call: keyof Acquirer, send: (options: AcquirerCallOptions) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      const controller = new AbortController();
       // Unreferenced: a call's deadline alone does not keep a process alive (a server's socket does).
-      const timer = setTimeout(() => reject(new AcquirerTimeoutError(call, this.timeoutMs)), this.timeoutMs).unref();
-      send().then(
+      const timer = setTimeout(() => {
+        const error = new AcquirerTimeoutError(call, this.timeoutMs);
+        controller.abort(error);
+        reject(error);
+      }, this.timeoutMs).unref();
+      send({ signal: controller.signal }).then(
         (value) => {
           clearTimeout(timer);
           resolve(value);

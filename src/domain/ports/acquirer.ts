@@ -113,34 +113,45 @@ export type AcquirerFollowUpResult =
   | { outcome: 'DECLINED'; acquirerReference: string; responseCode: string; message: string };
 
 /**
+ * How one acquirer call is made. `signal`: aborted when Kassa stops waiting for the answer (DeadlineAcquirer's
+ * deadline), its `reason` the AcquirerTimeoutError. An adapter that sees it aborted before sending sends nothing and
+ * throws; once sent, it gives the request up (the message may still have reached the acquirer: the outcome is unknown,
+ * which the status lookups resolve).
+ */
+export interface AcquirerCallOptions {
+  signal?: AbortSignal;
+}
+
+/**
  * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
  * Every method throws only on transport failure (network error, timeout): the outcome is then unknown. Kassa holds
  * every call to a deadline (DeadlineAcquirer, ACQUIRER_TIMEOUT_MS = 20 s) inside the recovery sweeps' pending ages
  * (follow-ups 30 s, authorizations 2 min): a call still waiting past them could meet the sweep's own lookup, which
- * takes a message not received yet for one that never came. An adapter should time out its own calls within that
- * deadline too (and free their sockets): Kassa drops a late answer but cannot cancel the call.
+ * takes a message not received yet for one that never came. At the deadline Kassa aborts the call's `signal`
+ * (AcquirerCallOptions): an adapter passes it to its HTTP client (undici, fetch) so the request and its socket are
+ * given up, and drops the answer; one that ignores it has its late answer dropped by Kassa.
  * Follow-ups are idempotent by `xId`, as a real acquirer's idempotency key (Stripe `Idempotency-Key`, Adyen
  * `Idempotency-Key`, ISO 8583 retransmission by STAN/RRN): sending the same xId again answers the first result and
  * never moves money twice. Kassa relies on that to resolve a follow-up whose answer it never received.
  */
 export interface Acquirer {
   /** Authorizes (and with `capture` also captures) an amount. Throws only on transport failure. */
-  authorize(request: AcquirerAuthorizationRequest): Promise<AcquirerAuthorizationResult>;
+  authorize(request: AcquirerAuthorizationRequest, options?: AcquirerCallOptions): Promise<AcquirerAuthorizationResult>;
   /** Captures (part of) an authorization. */
-  capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
+  capture(request: AcquirerFollowUpRequest, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult>;
   /** Refunds (part of) captured money. */
-  refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
+  refund(request: AcquirerFollowUpRequest, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult>;
   /** Reverses (cancels) a whole uncaptured authorization, releasing the cardholder's funds. */
-  reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult>;
+  reverse(request: AcquirerFollowUpRequest, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult>;
   /**
    * The result of the follow-up sent with `xId` (the acquirer's transaction status lookup), or undefined when the
    * acquirer never received it. Throws only on transport failure.
    */
-  inquire(xId: string): Promise<AcquirerFollowUpResult | undefined>;
+  inquire(xId: string, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult | undefined>;
   /**
    * The authorization sent for `payId` and its result (the acquirer's transaction status lookup by the merchant's
    * reference, which Kassa sends as `payId`), or undefined when the acquirer never received one. Kassa asks it for a
    * payment whose authorization's answer it never recorded (AuthorizationRecovery). Throws only on transport failure.
    */
-  inquireAuthorization(payId: string): Promise<AcquirerAuthorizationInquiry | undefined>;
+  inquireAuthorization(payId: string, options?: AcquirerCallOptions): Promise<AcquirerAuthorizationInquiry | undefined>;
 }

@@ -4,6 +4,7 @@ import type {
   AcquirerAuthorizationInquiry,
   AcquirerAuthorizationRequest,
   AcquirerAuthorizationResult,
+  AcquirerCallOptions,
   AcquirerFollowUpRequest,
   AcquirerFollowUpResult,
 } from '../../domain/ports/acquirer.js';
@@ -76,7 +77,11 @@ export class SimulatorAcquirer implements Acquirer {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async authorize(request: AcquirerAuthorizationRequest): Promise<AcquirerAuthorizationResult> {
+  async authorize(
+    request: AcquirerAuthorizationRequest,
+    options?: AcquirerCallOptions,
+  ): Promise<AcquirerAuthorizationResult> {
+    options?.signal?.throwIfAborted(); // given up before it was sent: nothing reaches the acquirer
     const acquirerReference = `SIM${request.xId.slice(0, 12).toUpperCase()}`;
     if (!this.bins.lookup(request.pan)) {
       return { outcome: 'DECLINED', acquirerReference, responseCode: '14', message: 'Invalid card number' };
@@ -156,15 +161,18 @@ export class SimulatorAcquirer implements Acquirer {
     return DECLINES[scenario];
   }
 
-  async capture(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+  async capture(request: AcquirerFollowUpRequest, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult> {
+    options?.signal?.throwIfAborted();
     return this.followUp('CAPTURE', request);
   }
 
-  async refund(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+  async refund(request: AcquirerFollowUpRequest, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult> {
+    options?.signal?.throwIfAborted();
     return this.followUp('REFUND', request);
   }
 
-  async reverse(request: AcquirerFollowUpRequest): Promise<AcquirerFollowUpResult> {
+  async reverse(request: AcquirerFollowUpRequest, options?: AcquirerCallOptions): Promise<AcquirerFollowUpResult> {
+    options?.signal?.throwIfAborted();
     return this.followUp('REVERSAL', request);
   }
 

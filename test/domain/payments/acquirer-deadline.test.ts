@@ -63,6 +63,53 @@ describe('DeadlineAcquirer', () => {
     await expect(acquirer.inquire('x')).rejects.toThrow('the acquirer did not answer inquire within 150 ms');
   });
 
+  it('the call’s signal is aborted at the deadline with the timeout as its reason, and stays unaborted for an answer', async () => {
+    const signals: AbortSignal[] = [];
+    const listening: Acquirer = {
+      ...answering,
+      capture: async (_request, options) => {
+        if (options?.signal) signals.push(options.signal);
+        return { outcome: 'APPROVED', acquirerReference: 'R', responseCode: '00' };
+      },
+      reverse: (_request, options) => {
+        if (options?.signal) signals.push(options.signal);
+        return never();
+      },
+    };
+    const acquirer = new DeadlineAcquirer(listening, 100);
+    await acquirer.capture({} as never);
+    const error = await acquirer.reverse({} as never).catch((e: unknown) => e);
+    const [answered, silent] = signals;
+    expect(answered?.aborted).toBe(false);
+    expect(silent?.aborted).toBe(true);
+    expect(silent?.reason).toBe(error);
+    expect(error).toBeInstanceOf(AcquirerTimeoutError);
+  });
+
+  it('the simulator sends nothing for a call whose signal is aborted already', async () => {
+    const ledger = new MemorySettlementLedger();
+    const simulator = new SimulatorAcquirer(CsvBinTable.fromFile('data/bins.csv'), ledger);
+    const reason = new AcquirerTimeoutError('authorize', 1);
+    const request = {
+      xId: 'a'.repeat(32),
+      payId: 'b'.repeat(32),
+      merchantId: 'm',
+      pan: testPan('40000000', '0001', '401'),
+      expiryDate: '203012',
+      brand: 'VISA',
+      value: 100,
+      currency: 'DKK',
+      capture: true,
+    } as const;
+    await expect(simulator.authorize(request, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(simulator.capture({} as never, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(await ledger.records()).toEqual([]);
+    await expect(simulator.authorize(request, { signal: new AbortController().signal })).resolves.toMatchObject({
+      outcome: 'APPROVED',
+    });
+    expect(await ledger.records()).toHaveLength(1);
+  });
+
   it('the default deadline lies inside both recovery sweeps’ pending ages', () => {
     expect(ACQUIRER_TIMEOUT_MS).toBeLessThan(DEFAULT_FOLLOW_UP_RECOVERY.pendingAfterMs);
     expect(ACQUIRER_TIMEOUT_MS).toBeLessThan(DEFAULT_AUTHORIZATION_RECOVERY.pendingAfterMs);
