@@ -22,6 +22,7 @@ import type { IdGenerator } from './domain/ports/id-generator.js';
 import { randomPool } from './domain/ports/random-pool.js';
 import type { Store } from './domain/ports/store.js';
 import { SurchargeSettingsService } from './domain/surcharge/surcharge-settings-service.js';
+import { DeadlineDirectoryServer } from './domain/threeds/directory-server-deadline.js';
 import { HostedThreeDSLinks } from './hosted/threeds/three-ds-links.js';
 import { FileSettlementLedger } from './integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from './integrations/acquirer-simulator/simulator-acquirer.js';
@@ -53,6 +54,8 @@ export interface ServiceOverrides {
    * answers shorten it, or lengthen it to keep a call hanging).
    */
   acquirerTimeoutMs?: number;
+  /** Deadline of every directory server call, ms (default DIRECTORY_SERVER_TIMEOUT_MS, 10 s). */
+  directoryServerTimeoutMs?: number;
   /** The card vault of the 3-D Secure pages and the hosted card step (tests wrap the Kysely one to order its writes). */
   cardVault?: CardVault;
   /** Follow-up recovery and DELAYED-capture sweeps (tests shorten the interval and the pending age). */
@@ -203,7 +206,8 @@ export function buildServices(
     clock,
     ids,
     bins,
-    directoryServer,
+    // Every DS call has a deadline far inside the authorization sweep's pending age (directory-server-deadline.ts).
+    directoryServer: new DeadlineDirectoryServer(directoryServer, overrides.directoryServerTimeoutMs),
     acquirer,
     links: new HostedThreeDSLinks(config.publicUrl, secrets.dataKey),
     publicUrl: config.publicUrl,

@@ -7,6 +7,7 @@ import type {
   AcquirerFollowUpRequest,
   AcquirerFollowUpResult,
 } from '../ports/acquirer.js';
+import { callWithin } from '../ports/deadline.js';
 
 /**
  * How long Kassa waits for any acquirer call (default 20 s, milliseconds). Below both recovery sweeps' pending ages
@@ -67,24 +68,6 @@ export class DeadlineAcquirer implements Acquirer {
   }
 
   #within<T>(call: keyof Acquirer, send: (options: AcquirerCallOptions) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const controller = new AbortController();
-      // Unreferenced: a call's deadline alone does not keep a process alive (a server's socket does).
-      const timer = setTimeout(() => {
-        const error = new AcquirerTimeoutError(call, this.timeoutMs);
-        controller.abort(error);
-        reject(error);
-      }, this.timeoutMs).unref();
-      send({ signal: controller.signal }).then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    return callWithin(this.timeoutMs, send, () => new AcquirerTimeoutError(call, this.timeoutMs));
   }
 }

@@ -1,4 +1,5 @@
 import type { CardBrand } from './bin-table.js';
+import type { CallOptions } from './deadline.js';
 
 /** What the acquirer needs to authorize a card payment. Amounts are integer minor units. */
 export interface AcquirerAuthorizationRequest {
@@ -118,9 +119,7 @@ export type AcquirerFollowUpResult =
  * throws; once sent, it gives the request up (the message may still have reached the acquirer: the outcome is unknown,
  * which the status lookups resolve).
  */
-export interface AcquirerCallOptions {
-  signal?: AbortSignal;
-}
+export type AcquirerCallOptions = CallOptions;
 
 /**
  * The acquirer (card processor). Implemented by `SimulatorAcquirer`, which picks outcomes by test card.
