@@ -33,6 +33,7 @@ import { healthRoutes } from './http/routes/health.route.js';
 import { KassaMetrics, metricsRoute } from './http/routes/metrics.route.js';
 import { notificationRoutes } from './http/routes/notifications.route.js';
 import { oauthTokenRoute } from './http/routes/oauth-token.route.js';
+import { withRequestExamples } from './http/routes/openapi-examples.js';
 import { paymentRoutes } from './http/routes/payments.route.js';
 import { schemaRoutes } from './http/routes/schemas.route.js';
 import { sessionRoutes } from './http/routes/sessions.route.js';
@@ -395,6 +396,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       schema: { ...schema, operationId: schema?.operationId ?? operationIdOf(String(route.method), url) },
       url,
     }),
+    // Request bodies get their documented examples (http/routes/openapi-examples.ts).
+    transformObject: (document) =>
+      'openapiObject' in document ? withRequestExamples(document.openapiObject) : document.swaggerObject,
     // Shared contract schemas appear under their own names in components.schemas.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

@@ -3022,6 +3022,12 @@ export interface operations {
             /** @description DIRECT payment details */
             201: {
                 headers: {
+                    /** @description the URL to read the payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3037,12 @@ export interface operations {
             /** @description HOSTED payment waiting for the card step */
             202: {
                 headers: {
+                    /** @description the URL to read the payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3156,6 +3168,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the session back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +3261,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the operation's payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3290,6 +3314,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the operation's payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,6 +3367,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the operation's payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3561,6 +3597,12 @@ export interface operations {
             /** @description DIRECT payment details */
             201: {
                 headers: {
+                    /** @description the URL to read the payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,6 +3612,12 @@ export interface operations {
             /** @description HOSTED payment waiting for the card step */
             202: {
                 headers: {
+                    /** @description the URL to read the payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3695,6 +3743,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the session back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3782,6 +3836,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the operation's payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3829,6 +3889,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the operation's payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3876,6 +3942,12 @@ export interface operations {
             /** @description Default Response */
             201: {
                 headers: {
+                    /** @description the URL to read the operation's payment back (GET) */
+                    location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key and body */
+                    "idempotent-replayed"?: string;
+                    /** @description the request's id, as the log and any problem body name it */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

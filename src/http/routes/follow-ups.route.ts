@@ -9,6 +9,7 @@ import { describeResponseCode } from '../../domain/payments/response-codes.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { amountValue } from './create-request.mapping.js';
+import { createdHeaders } from './openapi-examples.js';
 import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
 import { ref } from './shared-schemas.js';
 
@@ -70,7 +71,10 @@ export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRou
           params: FollowUpParamsSchema,
           body: ref(body),
           headers: IdempotencyHeadersSchema,
-          response: { 201: ref('FollowUpResponse'), ...ProblemResponses },
+          response: {
+            201: ref('FollowUpResponse', undefined, createdHeaders("the operation's payment")),
+            ...ProblemResponses,
+          },
         },
       },
       async (request, reply) => {

@@ -10,6 +10,7 @@ import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { toCreatePaymentCommand } from './create-request.mapping.js';
+import { createdHeaders } from './openapi-examples.js';
 import {
   IdempotencyHeadersSchema,
   PayIdParamsSchema,
@@ -66,8 +67,8 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
         body: ref('CreatePaymentRequest'),
         headers: IdempotencyHeadersSchema,
         response: {
-          201: ref('PaymentDetails', 'DIRECT payment details'),
-          202: ref('PaymentDetails', 'HOSTED payment waiting for the card step'),
+          201: ref('PaymentDetails', 'DIRECT payment details', createdHeaders('the payment')),
+          202: ref('PaymentDetails', 'HOSTED payment waiting for the card step', createdHeaders('the payment')),
           ...ProblemResponses,
         },
       },

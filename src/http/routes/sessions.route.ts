@@ -10,6 +10,7 @@ import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { toCreateSessionCommand } from './create-request.mapping.js';
+import { createdHeaders } from './openapi-examples.js';
 import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
 import { ref } from './shared-schemas.js';
 
@@ -65,7 +66,10 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
         tags: ['sessions'],
         body: ref('CreateSessionRequest'),
         headers: IdempotencyHeadersSchema,
-        response: { 201: ref('SessionResponse'), ...ProblemResponses },
+        response: {
+          201: ref('SessionResponse', undefined, createdHeaders('the session')),
+          ...ProblemResponses,
+        },
       },
     },
     async (request, reply) => {

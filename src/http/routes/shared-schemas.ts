@@ -28,11 +28,26 @@ export const SHARED_SCHEMAS = {
 
 export type SharedSchemaName = keyof typeof SHARED_SCHEMAS;
 
-/** A `$ref` to a shared schema that keeps its static type for the TypeBox type provider. */
-export function ref<N extends SharedSchemaName>(name: N, description?: string) {
+/** An answer's response header as openapi.json documents it (OpenAPI 3.1 Header Object: a string schema). */
+export interface DocumentedHeader {
+  type: 'string';
+  description: string;
+}
+
+/**
+ * A `$ref` to a shared schema that keeps its static type for the TypeBox type provider. `headers`: the headers an
+ * answer with this body carries, for openapi.json (@fastify/swagger turns them into the response's `headers`; the
+ * serializer ignores them).
+ */
+export function ref<N extends SharedSchemaName>(
+  name: N,
+  description?: string,
+  headers?: Record<string, DocumentedHeader>,
+) {
   return Type.Unsafe<Static<(typeof SHARED_SCHEMAS)[N]>>({
     $ref: `${name}#`,
     ...(description !== undefined && { description }),
+    ...(headers !== undefined && { headers }),
   });
 }
 
