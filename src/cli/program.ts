@@ -340,7 +340,7 @@ keys
     else
       for (const k of status)
         console.log(
-          `key ${k.keyId}  created ${k.createdAt.toISOString()}  ${k.active ? 'ACTIVE ' : k.retiredAt ? `RETIRED ${k.retiredAt.toISOString()}` : 'DECRYPT-ONLY'}  stored cards ${k.storedCards}  3-D Secure cards ${k.pendingCards}`,
+          `key ${k.keyId}  created ${k.createdAt.toISOString()}  ${k.active ? 'ACTIVE ' : k.retiredAt ? `RETIRED ${k.retiredAt.toISOString()}` : 'DECRYPT-ONLY'}  stored cards ${k.storedCards}  cards of payments in progress ${k.pendingCards}`,
         );
   });
 keys

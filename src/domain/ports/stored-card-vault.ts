@@ -61,7 +61,12 @@ export interface CardKeyStatus {
   retiredAt?: Date;
   /** The key new data is encrypted under (the newest key). */
   active: boolean;
+  /** Stored cards (pseudo card numbers) encrypted under it. */
   storedCards: number;
+  /**
+   * Cards of payments in progress encrypted under it (`pending_card`: between 3-D Secure steps, from a hosted card
+   * step to the payment's end, from an initial stored-credential payment's intent to its result).
+   */
   pendingCards: number;
 }
 
