@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { CompactSign, type JWK } from 'jose';
 import type { Clock } from '../../domain/ports/clock.js';
+import type { CallOptions } from '../../domain/ports/deadline.js';
 import type { DirectoryServer } from '../../domain/ports/directory-server.js';
 import { UUID_PATTERN } from '../../domain/ports/id-generator.js';
 import { randomPool } from '../../domain/ports/random-pool.js';
@@ -290,7 +291,12 @@ export class SimulatorDirectoryServer implements DirectoryServer {
    * invalid element, 102 version outside the ACS's range, 305 card outside every range); otherwise the ARes of the
    * card's scenario (DESIGN.md §6). A requestor mandate (challengeInd 04) turns a frictionless Y into C.
    */
-  async authenticate(areq: AuthenticationRequest): Promise<AuthenticationResponseMessage | ThreeDSErrorMessage> {
+  async authenticate(
+    areq: AuthenticationRequest,
+    options?: CallOptions,
+  ): Promise<AuthenticationResponseMessage | ThreeDSErrorMessage> {
+    // Given up before it was sent (DeadlineDirectoryServer): no ACS sees it, no transaction or RReq follows.
+    options?.signal?.throwIfAborted();
     const range = findSimulatorCardRange(String(areq.acctNumber));
     const dsTransID = randomUUID();
     const erro = this.#checkAReq(areq, range, dsTransID);

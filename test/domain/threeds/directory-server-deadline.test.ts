@@ -16,6 +16,7 @@ import {
   DIRECTORY_SERVER_TIMEOUT_MS,
   DirectoryServerTimeoutError,
 } from '../../../src/domain/threeds/directory-server-deadline.js';
+import { buildAReq } from '../../../src/domain/threeds/three-ds-server.js';
 import { MemorySettlementLedger } from '../../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { SimulatorAcquirer } from '../../../src/integrations/acquirer-simulator/simulator-acquirer.js';
 import { CsvBinTable } from '../../../src/integrations/bins/csv-bin-table.js';
@@ -66,6 +67,18 @@ describe('DeadlineDirectoryServer', () => {
     expect(error).toMatchObject({ call: 'authenticate', timeoutMs: 150 });
     expect(signal?.aborted).toBe(true);
     expect(signal?.reason).toBe(error);
+  });
+
+  it('the simulated DS sends nothing for an AReq whose signal is aborted already', async () => {
+    const input = authenticateInput('4000000000010001');
+    const range = await ds.cardRange(input.pan);
+    const areq = buildAReq({ ...input, messageVersion: range?.acsEndProtocolVersion ?? '2.2.0', now: new Date() });
+    const reason = new DirectoryServerTimeoutError('authenticate', 1);
+    await expect(ds.authenticate(areq, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(ds.authenticate(areq, { signal: new AbortController().signal })).resolves.toMatchObject({
+      messageType: 'ARes',
+      transStatus: 'Y',
+    });
   });
 
   it('the default deadline lies far inside the authorization sweep’s pending age', () => {
