@@ -271,6 +271,28 @@ describe.each(DIALECTS)('payments left with their authorization in flight are re
     expect(mit).toMatchObject({ status: 'OK', card: { pseudoCardNumber: pseudo } });
   });
 
+  it('an initial payment authenticated by a challenge, its answer lost after the RReq: the sweep stores its card too', async () => {
+    await drain();
+    const pan = testPan('40000000', '1005', '312');
+    const p = await services.payments.createDirectPayment(merchant, initial(pan));
+    expect(p).toMatchObject({ status: 'PENDING', responseCode: '60010001' });
+    const t = await store.threeDSTransactions.find(p.payId);
+    fault = 'LOST_ANSWER'; // the authorization the RReq starts
+    const done = await services.threeDSSimulator?.completeChallenge(t?.acsTransID ?? '', '02', { otp: '1234' });
+    expect(done?.rreq.transStatus).toBe('Y');
+    expect(await stored(p.payId)).toMatchObject({ status: 'PENDING', responseCode: '60020001' });
+    later(121_000);
+    expect(await recovery.recoverInFlight()).toEqual({ done: 1, failed: 0 });
+    const recovered = await services.payments.getByPayId(merchant.merchantId, p.payId);
+    expect(recovered).toMatchObject({ status: 'OK', threeDS: { transStatus: 'Y' } });
+    expect(recovered.card?.pseudoCardNumber).toMatch(/^\d{16}$/);
+    expect(await services.storedCards.get(merchant.merchantId, recovered.card?.pseudoCardNumber ?? '')).toMatchObject({
+      status: 'ACTIVE',
+      initialPayId: p.payId,
+    });
+    expect(await vaulted(p.payId)).toBe(0);
+  });
+
   it('an initial payment answered at once leaves no card in the vault, approved or declined; a taken transId writes none', async () => {
     await drain();
     const approved = await services.payments.createDirectPayment(merchant, initial(testPan('40000000', '0001', '308')));
