@@ -79,6 +79,14 @@ const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 /** The JSON APIs' URL prefixes: bodies must be `application/json` (http/plugins/json-body.ts). */
 const JSON_API_PREFIXES = ['/api/', '/admin/'] as const;
 
+/**
+ * How long a Redis command may wait for its answer (KASSA_REDIS_URL), milliseconds. Redis answers in well under a
+ * millisecond; one that has stopped answering (paused, overloaded, or behind a network that drops packets) would
+ * otherwise hold every request that asks a limiter for as long as TCP keeps the connection (minutes). The limiters
+ * then let the request through (fail open), as for a Redis that is down.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
 /** The merchant API's path prefixes: the seed's `/api/v1` and Paygate's `/api/v2` (paygate-v2-wire.md §1). */
 export const MERCHANT_API_PREFIXES = ['/api/v1', '/api/v2'] as const;
 
@@ -206,6 +214,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
         connectTimeout: 2_000,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       })
     : undefined;
   redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit Redis unavailable'));

@@ -1,15 +1,17 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy a test controls, in front of a real server (PostgreSQL): `cut()` destroys every open connection in
- * both directions (as a failover or a NAT timeout does), `refuse()` also stops listening (new connections get
- * ECONNREFUSED), `accept()` listens again on the same port.
+ * A TCP proxy a test controls, in front of a real server (PostgreSQL, Redis): `cut()` destroys every open connection
+ * in both directions (as a failover or a NAT timeout does), `refuse()` also stops listening (new connections get
+ * ECONNREFUSED), `accept()` listens again on the same port; `stall()` keeps every connection open but carries nothing
+ * more either way (a server that stopped answering, or a network that drops packets without a reset).
  */
 export interface TcpProxy {
   port: number;
   /** Connections currently open through the proxy. */
   openConnections(): number;
   cut(): void;
+  stall(): void;
   refuse(): Promise<void>;
   accept(): Promise<void>;
   close(): Promise<void>;
@@ -17,6 +19,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  let stalled = false;
   const track = (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -25,6 +28,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const newServer = (): Server =>
     createServer((client) => {
       track(client);
+      if (stalled) {
+        client.pause(); // accepted, never answered
+        return;
+      }
       const upstream = connect(targetPort, targetHost);
       track(upstream);
       client.pipe(upstream);
@@ -55,6 +62,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     port,
     openConnections: () => sockets.size / 2,
     cut,
+    stall() {
+      stalled = true;
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
     async refuse() {
       const closed = stop();
       cut();
