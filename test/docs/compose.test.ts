@@ -86,6 +86,13 @@ describe('compose.yaml (docs/operations.md)', () => {
     expect(pooled).toBeLessThanOrEqual(maxConnections - 20);
   });
 
+  // docs/operations.md, "A node that freezes inside a transaction": PostgreSQL ends such a session, freeing its locks.
+  it('PostgreSQL ends a session idle in a transaction after 60 s and probes silent clients after 60 s', () => {
+    const command = (compose.services.postgres as { command?: string[] }).command ?? [];
+    expect(command).toContain('idle_in_transaction_session_timeout=60s');
+    expect(command).toContain('tcp_keepalives_idle=60');
+  });
+
   it('every node gets the same secrets, and compose refuses to start without them', () => {
     const secrets = kassaNodes.map(([, s]) =>
       ['KASSA_TOKEN_SECRET', 'KASSA_DATA_KEY', 'KASSA_ADMIN_TOKEN', 'DATABASE_URL'].map((k) => s.environment?.[k]),
