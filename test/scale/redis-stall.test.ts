@@ -8,23 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_COMMAND_TIMEOUT_MS } from '../../src/app.js';
 import { DIALECTS } from '../helpers/dialects.js';
+import { redisReachable, TEST_REDIS_URL } from '../helpers/redis.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
-const REDIS_URL = new URL(process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-
-async function redisReachable(): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(REDIS_URL.href, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
+const REDIS_URL = new URL(TEST_REDIS_URL);
 
 describe.runIf(await redisReachable())('a Redis that stops answering', () => {
   let proxy: TcpProxy;

@@ -2,23 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUTH_FAILURE_LIMIT } from '../../src/http/auth/failure-limit.js';
 import { TOKEN_RATE_LIMIT } from '../../src/http/routes/oauth-token.route.js';
 import { DIALECTS } from '../helpers/dialects.js';
+import { redisReachable, TEST_REDIS_URL } from '../helpers/redis.js';
 import { type KassaNodes, startKassaNodes } from './kassa-nodes.js';
-
-/** Redis of this machine (issue 14: Redis runs locally); the test skips the Redis case when it does not answer. */
-const REDIS_URL = process.env.KASSA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 const redisUp = DIALECTS.includes('postgres') && (await redisReachable());
 
@@ -69,7 +54,7 @@ describe.runIf(DIALECTS.includes('postgres'))('rate limits shared by two nodes',
 
   it.runIf(redisUp)('in Redis (KASSA_REDIS_URL): failed authentications on both nodes count together', async () => {
     // Another Redis database than the token-limit test's: that test counts every token request from 127.0.0.1.
-    k = await startKassaNodes(2, { KASSA_REDIS_URL: `${REDIS_URL}/1` });
+    k = await startKassaNodes(2, { KASSA_REDIS_URL: `${TEST_REDIS_URL}/1` });
     const statuses = await guessAcrossNodes(k);
     expect(statuses.slice(0, AUTH_FAILURE_LIMIT.max)).toEqual(Array(AUTH_FAILURE_LIMIT.max).fill(401));
     expect(statuses.slice(AUTH_FAILURE_LIMIT.max)).toEqual([429, 429]);
@@ -87,7 +72,7 @@ describe.runIf(DIALECTS.includes('postgres'))('rate limits shared by two nodes',
   it.runIf(redisUp)(
     'in Redis (KASSA_REDIS_URL): the same limit counts across nodes, and nothing in the database',
     async () => {
-      k = await startKassaNodes(2, { KASSA_REDIS_URL: REDIS_URL });
+      k = await startKassaNodes(2, { KASSA_REDIS_URL: TEST_REDIS_URL });
       const statuses = await exceedAcrossNodes(k);
       expect(statuses.slice(0, TOKEN_RATE_LIMIT.perIp).every((s) => s === 200)).toBe(true);
       expect(statuses.slice(TOKEN_RATE_LIMIT.perIp)).toEqual(Array(10).fill(429));
