@@ -9,8 +9,7 @@ import { describeResponseCode } from '../../domain/payments/response-codes.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { amountValue } from './create-request.mapping.js';
-import { createdHeaders } from './openapi-examples.js';
-import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
+import { createdHeaders, IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
 import { ref } from './shared-schemas.js';
 
 const FollowUpParamsSchema = Type.Object({ payId: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,13 +1,11 @@
 /**
  * Request bodies openapi.json shows as examples (and the API docs page, /docs, puts into "Try it out"), typed by their
  * contracts so that they cannot drift from the schema: each is a request a sandbox merchant can send as it is, with
- * Paygate's names and types (paygate-v2-wire.md) and the sandbox's test cards (docs/test-cards.md); and the headers of
- * the answers that create something. A test sends every example to a running Kassa
- * (test/docs/openapi-examples.test.ts).
+ * Paygate's names and types (paygate-v2-wire.md) and the sandbox's test cards (docs/test-cards.md). A test sends every
+ * example to a running Kassa (test/docs/openapi-examples.test.ts).
  */
 import type { CreatePaymentRequest, CreateSessionRequest } from '../../contracts/create-request.js';
 import type { CaptureRequest, RefundRequest, ReversalRequest } from '../../contracts/follow-up.js';
-import type { DocumentedHeader } from './shared-schemas.js';
 
 /** The browser data of a DIRECT browser payment, as the shop's page collects it for EMV 3-D Secure. */
 const browserInfo = {
@@ -134,16 +132,4 @@ export function withRequestExamples<D>(document: D): D {
     }
   }
   return document;
-}
-
-/** The headers of a 201/202 answer that created something: where to read it, and whether it is a replay. */
-export function createdHeaders(what: string): Record<string, DocumentedHeader> {
-  return {
-    location: { type: 'string', description: `the URL to read ${what} back (GET)` },
-    'idempotent-replayed': {
-      type: 'string',
-      description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key and body',
-    },
-    'x-request-id': { type: 'string', description: "the request's id, as the log and any problem body name it" },
-  };
 }

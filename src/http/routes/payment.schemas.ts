@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ref } from './shared-schemas.js';
+import { type DocumentedHeader, ref } from './shared-schemas.js';
 
 /** Path and header schemas shared by the merchant API routes; bodies and answers are in `src/contracts/`. */
 
@@ -33,3 +33,15 @@ export const ProblemResponses = {
     content: { 'application/problem+json': { schema: ref('Problem') } },
   },
 };
+
+/** The headers of a 201/202 answer that created something: where to read it, and whether it is a replay. */
+export function createdHeaders(what: string): Record<string, DocumentedHeader> {
+  return {
+    location: { type: 'string', description: `the URL to read ${what} back (GET)` },
+    'idempotent-replayed': {
+      type: 'string',
+      description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key and body',
+    },
+    'x-request-id': { type: 'string', description: "the request's id, as the log and any problem body name it" },
+  };
+}

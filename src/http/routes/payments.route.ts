@@ -10,8 +10,8 @@ import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { toCreatePaymentCommand } from './create-request.mapping.js';
-import { createdHeaders } from './openapi-examples.js';
 import {
+  createdHeaders,
   IdempotencyHeadersSchema,
   PayIdParamsSchema,
   ProblemResponses,

@@ -10,8 +10,7 @@ import type { HostedLinks } from '../../hosted/links.js';
 import { merchantOf } from '../auth/authenticate.js';
 import type { IdempotentReplies } from '../plugins/idempotency.js';
 import { toCreateSessionCommand } from './create-request.mapping.js';
-import { createdHeaders } from './openapi-examples.js';
-import { IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
+import { createdHeaders, IdempotencyHeadersSchema, ProblemResponses } from './payment.schemas.js';
 import { ref } from './shared-schemas.js';
 
 export interface SessionRoutesOptions {
