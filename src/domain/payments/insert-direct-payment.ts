@@ -15,8 +15,7 @@ import type { CardInput, CreatePaymentCommand } from './payment-request.js';
  * @throws KassaError TRANS_ID_IN_USE.
  */
 export async function insertPendingDirectPayment(
-  deps: Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids'> &
-    Partial<Pick<PaymentServiceDeps, 'cardVault' | 'threeDSLinkTtlMs'>>,
+  deps: Pick<PaymentServiceDeps, 'store' | 'clock' | 'ids' | 'cardVault' | 'threeDSLinkTtlMs'>,
   merchant: Merchant,
   cmd: CreatePaymentCommand,
   card: CardSummary | undefined,
@@ -53,7 +52,7 @@ export async function insertPendingDirectPayment(
   };
   const inUse = () =>
     new KassaError('TRANS_ID_IN_USE', `transId ${cmd.transId} belongs to a payment that has not failed`);
-  if (keep === undefined || deps.cardVault === undefined) {
+  if (keep === undefined) {
     if ((await deps.store.payments.insert(payment)) === 'TRANS_ID_IN_USE') throw inUse();
     return payment;
   }
