@@ -12,6 +12,8 @@ import type { KassaNodes } from './kassa-nodes.js';
 
 export const RETURN = 'https://shop.example/return';
 export const CANCEL = 'https://shop.example/cancel';
+/** The response codes of a payment whose authorization is in flight (src/domain/payments/authorization-recovery.ts). */
+export const IN_FLIGHT = ['60000001', '60020001'];
 
 export type JourneyKind = 'DIRECT_SALE' | 'MANUAL_CAPTURES' | 'REVERSAL' | 'CHALLENGE' | 'HOSTED' | 'SESSION';
 export const JOURNEY_KINDS: JourneyKind[] = [
@@ -232,7 +234,16 @@ export class Journeys {
         break;
       }
     }
-    if (out.payId) out.status = (await this.details(out.payId, out.nodes)).status;
+    if (out.payId) {
+      const details = await this.details(out.payId, out.nodes);
+      // A step the kill cut while the payment was with the directory server or the acquirer (the hosted confirm, on
+      // the node that died): the retried step found it in flight and, after waiting, sent the browser to the shop with
+      // the payment PENDING, as Kassa does. Not acknowledged: the authorization sweep resolves it (after 2 min).
+      if (details.status === 'PENDING' && IN_FLIGHT.includes(details.responseCode)) {
+        throw new Error(`IN_FLIGHT: ${out.payId} still PENDING ${details.responseCode} after its steps`);
+      }
+      out.status = details.status;
+    }
     return out;
   }
 
@@ -254,11 +265,14 @@ export class Journeys {
     const done = await this.page(confirm.action, nodes, confirm.fields);
     const node = this.pick(nodes);
     nodes.push(node);
+    // A redirect to one of Kassa's pages goes on on the next node; one to the shop (a payment already ended, or still
+    // in flight after a cut step) stays as it is.
+    const location = done.headers.get('location');
+    const onKassa =
+      location !== null && (!/^https?:/.test(location) || this.k.nodes.some((n) => location.startsWith(n.url)));
     const walked = await followToMerchant(this.client, this.k.nodes[node]?.url ?? '', {
       ...done,
-      headers: new Headers(
-        done.headers.get('location') ? { location: this.k.urlOn(node, done.headers.get('location') ?? '') } : {},
-      ),
+      headers: new Headers(location === null ? {} : { location: onKassa ? this.k.urlOn(node, location) : location }),
     });
     if (!walked.external?.startsWith(RETURN))
       throw new Error(`hosted flow ended at ${JSON.stringify(walked).slice(0, 300)}`);
