@@ -129,6 +129,8 @@ export async function openDatabase(
             },
       );
     await migrate(db);
+    // After the migrations, which may run for minutes (an index built over every payment).
+    if (!override && config.database.dialect === 'postgres') db.setQueryTimeout?.(config.database.queryTimeoutMs);
     return db;
   } catch (error) {
     if (!override) await db?.close().catch(() => undefined);

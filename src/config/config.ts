@@ -137,6 +137,13 @@ export const ConfigSchema = Type.Object({
     description:
       'off: each request reads the credentials epoch, so a revocation holds on every node from the next request; on: each node LISTENs for credential changes and authentication failures and holds the epoch in memory (no read per request; other nodes learn of a revocation when its notification arrives)',
   }),
+  KASSA_POSTGRES_QUERY_TIMEOUT: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 30,
+    description:
+      'seconds a PostgreSQL query may go unanswered before it fails (503) and its connection is replaced: a server gone silent (a failover, a frozen VM) then costs seconds, not the ~15 min TCP takes to give up; 0 = no deadline; migrations have none',
+  }),
   KASSA_DEMO: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'on: the first start with an empty database creates the sandbox merchant "demo"; off: it does not',
@@ -159,9 +166,10 @@ export type DatabaseConfig =
   | { dialect: 'sqlite'; file: string }
   /**
    * preparedStatements: KASSA_POSTGRES_PREPARED (storage/postgres-prepared-statements.ts); listen:
-   * KASSA_POSTGRES_LISTEN (storage/postgres-auth-listener.ts).
+   * KASSA_POSTGRES_LISTEN (storage/postgres-auth-listener.ts); queryTimeoutMs: KASSA_POSTGRES_QUERY_TIMEOUT in ms,
+   * 0 = none (storage/postgres-query-deadline.ts).
    */
-  | { dialect: 'postgres'; url: string; preparedStatements: boolean; listen: boolean };
+  | { dialect: 'postgres'; url: string; preparedStatements: boolean; listen: boolean; queryTimeoutMs: number };
 export type TlsConfig = { mode: 'on'; certFile?: string; keyFile?: string } | { mode: 'proxy' };
 
 /** Kassa's settings after validation. Frozen; built only by `loadConfig`. */
@@ -291,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       url,
       preparedStatements: raw.KASSA_POSTGRES_PREPARED === 'on',
       listen: raw.KASSA_POSTGRES_LISTEN === 'on',
+      queryTimeoutMs: raw.KASSA_POSTGRES_QUERY_TIMEOUT * 1000,
     };
   } else if (url?.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);

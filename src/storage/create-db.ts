@@ -7,6 +7,7 @@ import { migrations } from './migrations/index.js';
 import { LISTENER_APPLICATION_NAME } from './postgres-auth-listener.js';
 import { PostgresDeferringDialect } from './postgres-deferring-driver.js';
 import { preparingStatements, StatementNames } from './postgres-prepared-statements.js';
+import { PostgresDeadlinePool } from './postgres-query-deadline.js';
 import { type GroupCommitStats, SqliteGroupCommitDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -23,15 +24,28 @@ export interface Db {
    * that stays LISTENing (postgres-auth-listener.ts).
    */
   listenerClient?: () => pg.Client;
+  /**
+   * PostgreSQL: sets the deadline of every query sent from now on, in ms (0: none; PostgresDeadlinePool).
+   * openDatabase sets KASSA_POSTGRES_QUERY_TIMEOUT once the migrations ran, which may build indexes for minutes.
+   */
+  setQueryTimeout?: (timeoutMs: number) => void;
 }
 
 /**
  * PostgreSQL: `poolSize` connections (10), named prepared statements unless `preparedStatements` is false, a LISTEN
- * connection for the credentials epoch when `listen` is true (KASSA_POSTGRES_LISTEN=on).
+ * connection for the credentials epoch when `listen` is true (KASSA_POSTGRES_LISTEN=on), a deadline of
+ * `queryTimeoutMs` on every query (default 0: none; PostgresDeadlinePool).
  */
 export type DbOptions =
   | { dialect: 'sqlite'; file: string }
-  | { dialect: 'postgres'; url: string; poolSize?: number; preparedStatements?: boolean; listen?: boolean };
+  | {
+      dialect: 'postgres';
+      url: string;
+      poolSize?: number;
+      preparedStatements?: boolean;
+      listen?: boolean;
+      queryTimeoutMs?: number;
+    };
 
 const INT8_OID = 20;
 
@@ -78,12 +92,17 @@ export function createDb(options: DbOptions): Db {
     client.on('error', () => {});
     if (statementNames) preparingStatements(client, statementNames);
   });
+  // A server that stops answering fails the query after the deadline, and its connection is replaced.
+  const deadlinePool = new PostgresDeadlinePool(pool, options.queryTimeoutMs ?? 0);
   // Deferrable writes of a transaction go to the server as one statement (postgres-deferring-driver.ts, issue 12).
-  const kysely = new Kysely<Database>({ dialect: new PostgresDeferringDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDeferringDialect({ pool: deadlinePool }) });
   return {
     kysely,
     dialect: 'postgres',
     close: () => kysely.destroy(),
+    setQueryTimeout: (timeoutMs) => {
+      deadlinePool.timeoutMs = timeoutMs;
+    },
     ...(options.listen === true && {
       listenerClient: () => new pg.Client({ ...connection, application_name: LISTENER_APPLICATION_NAME }),
     }),

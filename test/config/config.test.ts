@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       url: 'postgres://u:p@db/kassa',
       preparedStatements: true,
       listen: false,
+      queryTimeoutMs: 30_000,
     });
     expect(loadConfig({ DATABASE_URL: 'sqlite:data/k.db' }, '/w').database).toEqual({
       dialect: 'sqlite',
@@ -132,6 +133,7 @@ describe('KASSA_WORKERS', () => {
       url,
       preparedStatements: true,
       listen: false,
+      queryTimeoutMs: 30_000,
     });
     expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_PREPARED: 'off' }).database).toMatchObject({
       preparedStatements: false,
@@ -144,6 +146,19 @@ describe('KASSA_WORKERS', () => {
     expect(loadConfig({ DATABASE_URL: url }).database).toMatchObject({ listen: false });
     expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'on' }).database).toMatchObject({ listen: true });
     expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_LISTEN: 'yes' })).toThrow(/KASSA_POSTGRES_LISTEN/);
+  });
+
+  it('PostgreSQL queries have a deadline of KASSA_POSTGRES_QUERY_TIMEOUT seconds (30; 0 = none)', () => {
+    const url = 'postgres://kassa@db/kassa';
+    expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_QUERY_TIMEOUT: '5' }).database).toMatchObject({
+      queryTimeoutMs: 5_000,
+    });
+    expect(loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_QUERY_TIMEOUT: '0' }).database).toMatchObject({
+      queryTimeoutMs: 0,
+    });
+    expect(() => loadConfig({ DATABASE_URL: url, KASSA_POSTGRES_QUERY_TIMEOUT: '-1' })).toThrow(
+      /KASSA_POSTGRES_QUERY_TIMEOUT/,
+    );
   });
 
   it('heap growth: 50 % by default, 0 for V8’s own factor, nothing past 300', () => {

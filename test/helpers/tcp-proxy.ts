@@ -4,7 +4,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * A TCP proxy a test controls, in front of a real server (PostgreSQL, Redis): `cut()` destroys every open connection
  * in both directions (as a failover or a NAT timeout does), `refuse()` also stops listening (new connections get
  * ECONNREFUSED), `accept()` listens again on the same port; `stall()` keeps every connection open but carries nothing
- * more either way (a server that stopped answering, or a network that drops packets without a reset).
+ * more either way (a server that stopped answering, or a network that drops packets without a reset); `resume()` carries
+ * new connections again while the stalled ones stay silent (a failover: the old server is gone, the new one answers).
  */
 export interface TcpProxy {
   port: number;
@@ -12,6 +13,7 @@ export interface TcpProxy {
   openConnections(): number;
   cut(): void;
   stall(): void;
+  resume(): void;
   refuse(): Promise<void>;
   accept(): Promise<void>;
   close(): Promise<void>;
@@ -68,6 +70,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         s.unpipe();
         s.pause();
       }
+    },
+    resume() {
+      stalled = false;
     },
     async refuse() {
       const closed = stop();

@@ -1,0 +1,74 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+
+/**
+ * A query that got no answer within its deadline. `code` is ETIMEDOUT, the socket error a lost connection surfaces as,
+ * so the request is answered 503 DATABASE_UNAVAILABLE and may be retried (http/problem.ts isDatabaseConnectionFailure).
+ */
+export class PostgresQueryTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+
+  constructor(readonly timeoutMs: number) {
+    super(`PostgreSQL did not answer a query within ${timeoutMs} ms; its connection is closed`);
+    this.name = 'PostgresQueryTimeoutError';
+  }
+}
+
+/**
+ * node-postgres' pool as Kysely's PostgreSQL driver takes it, with a deadline on every query (`timeoutMs`; 0: none).
+ *
+ * Without one, a server that stops answering without closing the connection (a primary gone after a failover, a VM
+ * frozen, packets dropped) holds each query, its request and its pooled connection until TCP gives up: ~15 min of
+ * retransmissions on Linux (tcp_retries2), while the new primary is already reachable. node-postgres' own
+ * `query_timeout` ends the wait but leaves the query on the connection and the connection in the pool, where every later
+ * query queues behind it. Here a query past its deadline fails with PostgresQueryTimeoutError, every later query of
+ * that checkout fails at once with it (a transaction's ROLLBACK included), and the connection is released as broken:
+ * the pool closes its socket and opens a new connection for the next checkout.
+ */
+export class PostgresDeadlinePool implements PostgresPool {
+  /** The deadline of each query, in ms; 0: none. Changed at any time, it applies to the queries sent after. */
+  timeoutMs: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    timeoutMs = 0,
+  ) {
+    this.timeoutMs = timeoutMs;
+  }
+
+  async connect(): Promise<PostgresPoolClient> {
+    const client = await this.pool.connect();
+    let broken: PostgresQueryTimeoutError | undefined;
+    const query = (sql: string, parameters: ReadonlyArray<unknown>) => {
+      if (broken) return Promise.reject(broken);
+      const timeoutMs = this.timeoutMs;
+      const answer = client.query(sql, parameters as unknown[]);
+      if (timeoutMs <= 0) return answer;
+      return new Promise<pg.QueryResult>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          broken = new PostgresQueryTimeoutError(timeoutMs);
+          reject(broken);
+        }, timeoutMs);
+        answer.then(
+          (result) => {
+            clearTimeout(timer);
+            resolve(result);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error); // after the deadline: ignored (the promise is settled), so never unhandled
+          },
+        );
+      });
+    };
+    return {
+      // Only the (sql, parameters) form: Kysely sends a cursor only when its dialect is given one (createDb does not).
+      query: query as unknown as PostgresPoolClient['query'],
+      release: () => client.release(broken),
+    };
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}

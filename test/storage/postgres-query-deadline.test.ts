@@ -1,0 +1,148 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { openDatabase } from '../../src/services.js';
+import { createDb, type Db, migrateToLatest } from '../../src/storage/create-db.js';
+import { PostgresQueryTimeoutError } from '../../src/storage/postgres-query-deadline.js';
+import { directPayment, testPan } from '../helpers/cards.js';
+import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+
+const sleep = (db: Db, seconds: number) => sql`select pg_sleep(${seconds})`.execute(db.kysely);
+const timed = async (run: () => Promise<unknown>) => {
+  const started = performance.now();
+  const outcome = await run().then(
+    () => 'answered',
+    (error: unknown) => error,
+  );
+  return { outcome, ms: performance.now() - started };
+};
+
+describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL query deadline (PostgresDeadlinePool)', () => {
+  let target: FreshDatabase;
+  const opened: Db[] = [];
+  const open = (queryTimeoutMs: number, poolSize = 1) => {
+    const db = createDb({ dialect: 'postgres', url: target.url, poolSize, queryTimeoutMs });
+    opened.push(db);
+    return db;
+  };
+
+  beforeAll(async () => {
+    target = await freshDatabase('postgres');
+  });
+  afterAll(async () => {
+    for (const db of opened) await db.close().catch(() => undefined);
+    await target?.drop();
+  });
+
+  it('a query past its deadline fails with ETIMEDOUT, and the next one gets a new connection at once', async () => {
+    const db = open(300); // one connection: a reused one would hold the next query behind pg_sleep(5)
+    const late = await timed(() => sleep(db, 5));
+    expect(late.outcome).toBeInstanceOf(PostgresQueryTimeoutError);
+    expect(late.outcome).toMatchObject({ code: 'ETIMEDOUT', timeoutMs: 300 });
+    expect(late.ms).toBeGreaterThanOrEqual(290);
+    expect(late.ms).toBeLessThan(2_000);
+    const next = await timed(() => sql`select 1 as one`.execute(db.kysely));
+    expect(next.outcome).toBe('answered');
+    expect(next.ms).toBeLessThan(2_000);
+  });
+
+  it('inside a transaction the rest of that checkout fails at once: ROLLBACK does not wait out a second deadline', async () => {
+    const db = open(1_000);
+    const run = await timed(() =>
+      db.kysely.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        await sql`select pg_sleep(5)`.execute(trx);
+      }),
+    );
+    expect(run.outcome).toBeInstanceOf(PostgresQueryTimeoutError);
+    expect(run.ms).toBeLessThan(1_800);
+    expect((await timed(() => sql`select 1`.execute(db.kysely))).outcome).toBe('answered');
+  });
+
+  it('no deadline by default, and one set later applies to the queries sent after it', async () => {
+    const db = open(0);
+    expect((await timed(() => sleep(db, 0.5))).outcome).toBe('answered');
+    db.setQueryTimeout?.(200);
+    expect((await timed(() => sleep(db, 0.5))).outcome).toBeInstanceOf(PostgresQueryTimeoutError);
+    db.setQueryTimeout?.(0);
+    expect((await timed(() => sleep(db, 0.5))).outcome).toBe('answered');
+  });
+
+  it('openDatabase runs the migrations without a deadline and sets KASSA_POSTGRES_QUERY_TIMEOUT after them', async () => {
+    const config = loadConfig({ DATABASE_URL: target.url, KASSA_POSTGRES_QUERY_TIMEOUT: '1' });
+    const db = await openDatabase(config, undefined, async (migrating) => {
+      await sleep(migrating, 1.5); // a migration longer than the deadline (an index built over every payment)
+      await migrateToLatest(migrating);
+    });
+    opened.push(db);
+    expect((await timed(() => sleep(db, 1.5))).outcome).toBeInstanceOf(PostgresQueryTimeoutError);
+  });
+});
+
+/**
+ * Kassa on PostgreSQL behind a TCP proxy that stalls: connections stay open and nothing comes back (a primary gone
+ * silent in a failover, a frozen VM). Requests must fail within the deadline instead of hanging until TCP gives up,
+ * and once the database answers again (new connections are carried) Kassa serves without a restart.
+ */
+describe.skipIf(!DIALECTS.includes('postgres'))('Kassa when PostgreSQL stops answering', () => {
+  let t: TestKassa;
+  let proxy: TcpProxy;
+  let target: FreshDatabase;
+  let m: { merchantId: string; apiKey: string };
+
+  beforeAll(async () => {
+    target = await freshDatabase('postgres');
+    const url = new URL(target.url);
+    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    url.port = String(proxy.port);
+    const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4, queryTimeoutMs: 1_000 });
+    t = await startTestKassa('postgres', { db });
+    m = await t.createMerchant();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.close();
+    await target?.drop();
+  });
+
+  const pay = () => t.call('POST', '/api/v1/payments', { auth: m, json: directPayment(testPan('40000000', '1000')) });
+
+  it('answers 503 within seconds while it is silent, and serves again once it answers', {
+    timeout: 60_000,
+  }, async () => {
+    const before = await pay();
+    expect(before.status).toBe(201);
+    const read = () => t.call('GET', `/api/v1/payments/getByPayId/${before.body.payId}`, { auth: m });
+    expect((await read()).status).toBe(200);
+
+    proxy.stall();
+    const during = await timed(async () => {
+      const answers = await Promise.all([read(), pay(), read()]);
+      for (const a of answers) {
+        expect(a.status).toBe(503);
+        expect(a.body.code).toBe('DATABASE_UNAVAILABLE');
+      }
+    });
+    expect(during.outcome).toBe('answered');
+    // The query deadline (1 s) and the 5 s connect timeout of each new connection (a request may wait out two: here
+    // 7–12 s), never the ~15 min TCP takes to give up. Without the deadline these requests never answer.
+    expect(during.ms).toBeLessThan(30_000);
+
+    proxy.resume();
+    // At once (measured: 12–18 ms): the stalled connections were closed, not kept in the pool.
+    await vi.waitFor(async () => expect((await read()).status).toBe(200), { timeout: 5_000, interval: 100 });
+    // Every pooled connection works again: the stalled ones were closed, not handed out.
+    const after = await Promise.all([pay(), pay(), pay(), pay(), read(), read(), read(), read()]);
+    expect(after.map((a) => a.status)).toEqual([201, 201, 201, 201, 200, 200, 200, 200]);
+    // Nothing half-written: the payment refused while the database was silent left no row.
+    const rows = await target.db.kysely
+      .selectFrom('payment')
+      .select(['pay_id', 'status'])
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
+    expect(rows).toHaveLength(5);
+    expect(rows.every((r) => r.status === 'OK')).toBe(true);
+  });
+});
