@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDb, type Db } from '../../src/storage/create-db.js';
+import type { Db } from '../../src/storage/create-db.js';
 import { directPayment, testPan } from '../helpers/cards.js';
-import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { type KassaBehindProxy, startKassaBehindProxy } from '../helpers/kassa-behind-proxy.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import type { TestKassa } from '../helpers/test-kassa.js';
 
 /**
  * Kassa behind a TCP proxy in front of the real PostgreSQL (PostgreSQL itself keeps running): the proxy cuts every
@@ -11,9 +12,9 @@ import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
  * answer 503 problem+json meanwhile, and resume by itself; nothing it acknowledged may be lost.
  */
 describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL connections dropped under Kassa', () => {
+  let k: KassaBehindProxy;
   let t: TestKassa;
   let proxy: TcpProxy;
-  let target: FreshDatabase;
   let db: Db;
   let m: { merchantId: string; apiKey: string };
   const uncaught: unknown[] = [];
@@ -21,19 +22,13 @@ describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL connections dropped 
 
   beforeAll(async () => {
     process.on('uncaughtException', onUncaught);
-    target = await freshDatabase('postgres');
-    const url = new URL(target.url);
-    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
-    url.port = String(proxy.port);
-    db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4 });
-    t = await startTestKassa('postgres', { db });
+    k = await startKassaBehindProxy();
+    ({ t, proxy, db } = k);
     m = await t.createMerchant();
   });
   afterAll(async () => {
     process.off('uncaughtException', onUncaught);
-    await t?.close();
-    await proxy?.close();
-    await target?.drop();
+    await k?.close();
   });
 
   const pay = () => t.call('POST', '/api/v1/payments', { auth: m, json: directPayment(testPan('40000000', '1000')) });

@@ -6,8 +6,9 @@ import { createDb, type Db, migrateToLatest } from '../../src/storage/create-db.
 import { PostgresQueryTimeoutError } from '../../src/storage/postgres-query-deadline.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+import { type KassaBehindProxy, startKassaBehindProxy } from '../helpers/kassa-behind-proxy.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import type { TestKassa } from '../helpers/test-kassa.js';
 
 const sleep = (db: Db, seconds: number) => sql`select pg_sleep(${seconds})`.execute(db.kysely);
 const timed = async (run: () => Promise<unknown>) => {
@@ -87,24 +88,18 @@ describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL query deadline (Post
  * and once the database answers again (new connections are carried) Kassa serves without a restart.
  */
 describe.skipIf(!DIALECTS.includes('postgres'))('Kassa when PostgreSQL stops answering', () => {
+  let k: KassaBehindProxy;
   let t: TestKassa;
   let proxy: TcpProxy;
-  let target: FreshDatabase;
   let m: { merchantId: string; apiKey: string };
 
   beforeAll(async () => {
-    target = await freshDatabase('postgres');
-    const url = new URL(target.url);
-    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
-    url.port = String(proxy.port);
-    const db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4, queryTimeoutMs: 1_000 });
-    t = await startTestKassa('postgres', { db });
+    k = await startKassaBehindProxy({ queryTimeoutMs: 1_000 });
+    ({ t, proxy } = k);
     m = await t.createMerchant();
   });
   afterAll(async () => {
-    await t?.close();
-    await proxy?.close();
-    await target?.drop();
+    await k?.close();
   });
 
   const pay = () => t.call('POST', '/api/v1/payments', { auth: m, json: directPayment(testPan('40000000', '1000')) });
@@ -137,7 +132,7 @@ describe.skipIf(!DIALECTS.includes('postgres'))('Kassa when PostgreSQL stops ans
     const after = await Promise.all([pay(), pay(), pay(), pay(), read(), read(), read(), read()]);
     expect(after.map((a) => a.status)).toEqual([201, 201, 201, 201, 200, 200, 200, 200]);
     // Nothing half-written: the payment refused while the database was silent left no row.
-    const rows = await target.db.kysely
+    const rows = await k.target.db.kysely
       .selectFrom('payment')
       .select(['pay_id', 'status'])
       .where('merchant_id', '=', m.merchantId)

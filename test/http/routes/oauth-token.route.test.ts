@@ -8,10 +8,10 @@ import type { MerchantService } from '../../../src/domain/merchants/merchant-ser
 import type { AccessTokens } from '../../../src/http/auth/access-tokens.js';
 import type { AuthFailureLimit } from '../../../src/http/auth/failure-limit.js';
 import { oauthTokenRoute } from '../../../src/http/routes/oauth-token.route.js';
-import { createDb, type Db } from '../../../src/storage/create-db.js';
-import { DIALECTS, type FreshDatabase, freshDatabase } from '../../helpers/dialects.js';
-import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
-import { type CallResult, startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
+import { DIALECTS } from '../../helpers/dialects.js';
+import { type KassaBehindProxy, startKassaBehindProxy } from '../../helpers/kassa-behind-proxy.js';
+import type { TcpProxy } from '../../helpers/tcp-proxy.js';
+import type { CallResult, TestKassa } from '../../helpers/test-kassa.js';
 
 const tokenRequest = (t: TestKassa, m: { merchantId: string }, secret: string) =>
   t.call('POST', '/authorization/oauth/token', {
@@ -31,25 +31,18 @@ function expectTemporarilyUnavailable(res: CallResult) {
 }
 
 describe.skipIf(!DIALECTS.includes('postgres'))('token endpoint while PostgreSQL is unreachable', () => {
+  let k: KassaBehindProxy;
   let t: TestKassa;
   let proxy: TcpProxy;
-  let target: FreshDatabase;
-  let db: Db;
   let m: { merchantId: string; apiKey: string };
 
   beforeAll(async () => {
-    target = await freshDatabase('postgres');
-    const url = new URL(target.url);
-    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
-    url.port = String(proxy.port);
-    db = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 4 });
-    t = await startTestKassa('postgres', { db });
+    k = await startKassaBehindProxy();
+    ({ t, proxy } = k);
     m = await t.createMerchant();
   });
   afterAll(async () => {
-    await t?.close();
-    await proxy?.close();
-    await target?.drop();
+    await k?.close();
   });
 
   it('answers 503 temporarily_unavailable with Retry-After, and issues tokens again once it is back', async () => {
