@@ -74,8 +74,12 @@ export class AuthFailureLimit {
    * `blocked`, and the credentials epoch read by the same statement when the counters are in the database (issue 12:
    * one round trip for both before an HTTP Basic lookup; CredentialCache takes the epoch). No round trip at all when
    * `knownEpoch` knows the epoch and that this counter has no failures in its window. Without `readWithEpoch`, or when
-   * that read fails, `epoch` is undefined and the cache reads it itself (and meets the failure there).
+   * that read fails, `epoch` is undefined and the cache reads it itself (a connection reset: likely on a fresh
+   * connection, so the request may still succeed). A read that timed out (`code` ETIMEDOUT: the database answered
+   * nothing within its deadline, storage/postgres-query-deadline.ts) is thrown instead: the credentials need that
+   * database too, and the cache's read would wait out a second deadline before failing the request all the same.
    * `alongside` goes to `readWithEpoch`; `alongside` in the answer is its value when that statement read it too.
+   * @throws the read's error when it timed out (answered 503 DATABASE_UNAVAILABLE).
    */
   async precheck(
     clientId: string,
@@ -87,7 +91,10 @@ export class AuthFailureLimit {
     const known = this.knownEpoch?.(key, AUTH_FAILURE_LIMIT.windowMs, now);
     if (known !== undefined) return { blocked: false, epoch: known };
     if (this.readWithEpoch === undefined) return { blocked: await this.counted(key, now) };
-    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now, alongside).catch(() => undefined);
+    const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now, alongside).catch((error: unknown) => {
+      if ((error as { code?: unknown } | undefined)?.code === 'ETIMEDOUT') throw error;
+      return undefined;
+    });
     if (read === undefined) return { blocked: false };
     const answer = { blocked: read.attempts >= this.max, epoch: read.epoch };
     return read.alongside === undefined ? answer : { ...answer, alongside: read.alongside };

@@ -125,6 +125,16 @@ describe('AuthFailureLimit.precheck', () => {
     expect(await limit.precheck('shop-c', '10.0.0.1')).toEqual({ blocked: false });
   });
 
+  it('a combined read that timed out fails the request: the cache would only wait out a second deadline', async () => {
+    const timedOut = Object.assign(new Error('PostgreSQL did not answer a query within 30000 ms'), {
+      code: 'ETIMEDOUT',
+    });
+    const limit = new AuthFailureLimit(counters, now, 2, async () => {
+      throw timedOut;
+    });
+    await expect(limit.precheck('shop-c', '10.0.0.1')).rejects.toBe(timedOut);
+  });
+
   it('with a listener that knows the epoch and no failure of this counter: no read at all; else the combined read', async () => {
     let reads = 0;
     const failed = new Set<string>();
