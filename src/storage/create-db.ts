@@ -45,6 +45,8 @@ export type DbOptions =
       preparedStatements?: boolean;
       listen?: boolean;
       queryTimeoutMs?: number;
+      /** ms to get a connection (a new one established, or a free one), else PostgresConnectTimeoutError (5,000). */
+      connectTimeoutMs?: number;
     };
 
 const INT8_OID = 20;
@@ -70,7 +72,7 @@ export function createDb(options: DbOptions): Db {
   const connection = {
     connectionString: options.url,
     // ms: a database that accepts TCP but does not answer fails the checkout instead of hanging the request.
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

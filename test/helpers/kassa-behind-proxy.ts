@@ -15,10 +15,13 @@ export interface KassaBehindProxy {
 }
 
 /**
- * Starts Kassa on a fresh PostgreSQL database behind a TCP proxy (poolSize 4; `queryTimeoutMs` as createDb takes it),
+ * Starts Kassa on a fresh PostgreSQL database behind a TCP proxy (poolSize 4; `queryTimeoutMs`, `connectTimeoutMs` as
+ * createDb takes them),
  * for tests of connections cut, refused or stalled while PostgreSQL itself keeps running.
  */
-export async function startKassaBehindProxy(options: { queryTimeoutMs?: number } = {}): Promise<KassaBehindProxy> {
+export async function startKassaBehindProxy(
+  options: { queryTimeoutMs?: number; connectTimeoutMs?: number } = {},
+): Promise<KassaBehindProxy> {
   const target = await freshDatabase('postgres');
   const url = new URL(target.url);
   const proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { openDatabase } from '../../src/services.js';
 import { createDb, type Db, migrateToLatest } from '../../src/storage/create-db.js';
-import { PostgresQueryTimeoutError } from '../../src/storage/postgres-query-deadline.js';
+import { PostgresConnectTimeoutError, PostgresQueryTimeoutError } from '../../src/storage/postgres-query-deadline.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS, type FreshDatabase, freshDatabase } from '../helpers/dialects.js';
 import { type KassaBehindProxy, startKassaBehindProxy } from '../helpers/kassa-behind-proxy.js';
-import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import type { TestKassa } from '../helpers/test-kassa.js';
 
 const sleep = (db: Db, seconds: number) => sql`select pg_sleep(${seconds})`.execute(db.kysely);
@@ -71,6 +71,43 @@ describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL query deadline (Post
     expect((await timed(() => sleep(db, 0.5))).outcome).toBe('answered');
   });
 
+  it('no connection within the connect timeout fails with ETIMEDOUT too: none free, or a server that accepts and is silent', async () => {
+    const db = createDb({
+      dialect: 'postgres',
+      url: target.url,
+      poolSize: 1,
+      queryTimeoutMs: 0,
+      connectTimeoutMs: 300,
+    });
+    opened.push(db);
+    const holding = sleep(db, 1); // the pool's one connection, for a second
+    const waiting = await timed(() => sql`select 1`.execute(db.kysely));
+    expect(waiting.outcome).toBeInstanceOf(PostgresConnectTimeoutError);
+    expect(waiting.outcome).toMatchObject({
+      code: 'ETIMEDOUT',
+      cause: { message: 'timeout exceeded when trying to connect' },
+    });
+    await holding;
+
+    const url = new URL(target.url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    try {
+      proxy.stall(); // accepts connections and answers nothing
+      url.port = String(proxy.port);
+      const silent = createDb({ dialect: 'postgres', url: url.toString(), poolSize: 1, connectTimeoutMs: 300 });
+      opened.push(silent);
+      const connecting = await timed(() => sql`select 1`.execute(silent.kysely));
+      expect(connecting.outcome).toBeInstanceOf(PostgresConnectTimeoutError);
+      expect(connecting.outcome).toMatchObject({
+        code: 'ETIMEDOUT',
+        cause: { message: 'Connection terminated due to connection timeout' },
+      });
+      expect(connecting.ms).toBeLessThan(2_000);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('openDatabase runs the migrations without a deadline and sets KASSA_POSTGRES_QUERY_TIMEOUT after them', async () => {
     const config = loadConfig({ DATABASE_URL: target.url, KASSA_POSTGRES_QUERY_TIMEOUT: '1' });
     const db = await openDatabase(config, undefined, async (migrating) => {
@@ -94,7 +131,7 @@ describe.skipIf(!DIALECTS.includes('postgres'))('Kassa when PostgreSQL stops ans
   let m: { merchantId: string; apiKey: string };
 
   beforeAll(async () => {
-    k = await startKassaBehindProxy({ queryTimeoutMs: 1_000 });
+    k = await startKassaBehindProxy({ queryTimeoutMs: 1_000, connectTimeoutMs: 1_000 });
     ({ t, proxy } = k);
     m = await t.createMerchant();
   });
@@ -115,18 +152,28 @@ describe.skipIf(!DIALECTS.includes('postgres'))('Kassa when PostgreSQL stops ans
     await Promise.all([read(), read(), read(), read()]); // connections in the pool, as a node under load has
     proxy.stall();
     const during = await timed(async () => {
-      const answers = await Promise.all([read(), pay(), read()]);
+      const [token, ...answers] = await Promise.all([
+        t.call('POST', '/authorization/oauth/token', {
+          form: { grant_type: 'client_credentials', client_id: m.merchantId, client_secret: m.apiKey },
+        }),
+        read(),
+        pay(),
+        read(),
+      ]);
       for (const a of answers) {
         expect(a.status).toBe(503);
         expect(a.body.code).toBe('DATABASE_UNAVAILABLE');
       }
+      expect(token?.status).toBe(503);
+      expect(token?.body.error).toBe('temporarily_unavailable');
     });
     expect(during.outcome).toBe('answered');
-    // The 1 s query deadline, at most twice: a request's credentials read waits for the shared read sent before it
-    // asked (storage/auth-epoch.kysely.ts), then its own times out; it is not read once more (AuthFailureLimit.precheck).
-    // Measured 1.0–2.0 s; before that 7–12 s (more reads, and new connections' 5 s connect timeouts); without the
-    // deadline these requests never answer (TCP's ~15 min).
-    expect(during.ms).toBeLessThan(6_000);
+
+    // The 1 s deadline (query or connect), at most twice: a request's credentials read waits for the shared read sent
+    // before it asked (storage/auth-epoch.kysely.ts), then its own times out, and is not tried once more
+    // (AuthFailureLimit). Measured 1.0–2.0 s; without those two mends 3–4 s, and 7–15 s with the default 5 s connect
+    // timeout; without the deadline these requests never answer (TCP's ~15 min).
+    expect(during.ms).toBeLessThan(3_500);
 
     proxy.resume();
     // At once (measured: 12–18 ms): the stalled connections were closed, not kept in the pool.

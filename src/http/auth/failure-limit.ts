@@ -20,6 +20,11 @@ export type ReadAttemptsWithEpoch = (
  */
 export type KnownEpochIfNoFailures = (counterKey: string, windowMs: number, now: Date) => number | undefined;
 
+/** Whether a store's error says it answered nothing in time (`code` ETIMEDOUT: a query or connect deadline, or TCP's). */
+function timedOut(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'ETIMEDOUT';
+}
+
 /**
  * Failed client authentications allowed per client id and source address, counted together for the OAuth token
  * endpoint and HTTP Basic (one counter: alternating the two must not double the guesses).
@@ -58,7 +63,10 @@ export class AuthFailureLimit {
   /**
    * Whether this client id from this address has used up its failures for now. A store that cannot answer (Redis
    * or the database down) blocks nobody, as the API rate limits (`skipOnError`): the limiter must not take
-   * authentication down with it.
+   * authentication down with it. Except a read of counters in the database (`readWithEpoch` given) that timed out
+   * (`code` ETIMEDOUT): the credentials are read from that same database next and would only wait out a second
+   * deadline, so the error is thrown (the token endpoint answers 503 `temporarily_unavailable`).
+   * @throws the read's error when the counters are in the database and it timed out.
    */
   async blocked(clientId: string, ip: string): Promise<boolean> {
     return this.counted(this.key(clientId, ip), this.now());
@@ -66,7 +74,10 @@ export class AuthFailureLimit {
 
   /** `blocked` of a counter key at `now`. */
   private async counted(key: string, now: Date): Promise<boolean> {
-    const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, now).catch(() => 0);
+    const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, now).catch((error: unknown) => {
+      if (this.readWithEpoch !== undefined && timedOut(error)) throw error;
+      return 0;
+    });
     return count >= this.max;
   }
 
@@ -92,7 +103,7 @@ export class AuthFailureLimit {
     if (known !== undefined) return { blocked: false, epoch: known };
     if (this.readWithEpoch === undefined) return { blocked: await this.counted(key, now) };
     const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now, alongside).catch((error: unknown) => {
-      if ((error as { code?: unknown } | undefined)?.code === 'ETIMEDOUT') throw error;
+      if (timedOut(error)) throw error;
       return undefined;
     });
     if (read === undefined) return { blocked: false };

@@ -135,6 +135,22 @@ describe('AuthFailureLimit.precheck', () => {
     await expect(limit.precheck('shop-c', '10.0.0.1')).rejects.toBe(timedOut);
   });
 
+  it('blocked (the token endpoint): a timed-out read of counters in the database fails; Redis counters still fall open', async () => {
+    const timedOut = Object.assign(new Error('did not answer in time'), { code: 'ETIMEDOUT' });
+    const silent = new InMemoryAttemptCounters();
+    silent.count = async () => {
+      throw timedOut;
+    };
+    const inDatabase = new AuthFailureLimit(silent, now, 2, async () => ({ attempts: 0, epoch: 1 }));
+    await expect(inDatabase.blocked('shop-e', '10.0.0.1')).rejects.toBe(timedOut);
+    // Counters elsewhere (Redis: no combined read): the limiter must not take authentication down with it.
+    expect(await new AuthFailureLimit(silent, now, 2).blocked('shop-e', '10.0.0.1')).toBe(false);
+    silent.count = async () => {
+      throw new Error('connection terminated');
+    };
+    expect(await inDatabase.blocked('shop-e', '10.0.0.1')).toBe(false);
+  });
+
   it('with a listener that knows the epoch and no failure of this counter: no read at all; else the combined read', async () => {
     let reads = 0;
     const failed = new Set<string>();
