@@ -1,5 +1,10 @@
 import DataLoader from 'dataloader';
 
+/** Whether a batch's error says the database answered nothing in time (a query or connect deadline, TCP's). */
+function timedOut(error: unknown): error is Error {
+  return error instanceof Error && (error as { code?: unknown }).code === 'ETIMEDOUT';
+}
+
 /**
  * A DataLoader (no cache) whose batches go to the database one at a time (issue 12: a round trip to PostgreSQL costs
  * the event loop more than the statement costs the server). The first caller's batch goes on the next tick; callers
@@ -8,20 +13,31 @@ import DataLoader from 'dataloader';
  * under load one statement serves all the requests that arrived during the previous one's round trip.
  *
  * `send` answers a batch: one result (or Error, for that caller alone) per key, in order; if it throws, every caller
- * of the batch gets the error and the next batch goes as usual.
+ * of the batch gets the error and the next batch goes as usual — unless the error says the database answered nothing
+ * in time (`code` ETIMEDOUT: a query or connect deadline, postgres-query-deadline.ts): then the batch that waited
+ * behind it gets the same error without being sent, as its callers already waited that long for a database that did
+ * not answer (one timeout per request, not one more for each batch ahead of it). Nothing of a batch not sent is
+ * written. The batch after that one is sent as usual.
  */
 export function inFlightBatches<K, V>(
   send: (keys: readonly K[]) => Promise<(V | Error)[]>,
   maxBatchSize: number,
 ): DataLoader<K, V> {
-  let inFlight: Promise<void> | undefined;
+  /** The batch on its way; it settles (never rejects) with its timeout error, if it timed out. */
+  let inFlight: Promise<Error | undefined> | undefined;
+  /** The error the batch being dispatched now gets instead of being sent. */
+  let failWith: Error | undefined;
   return new DataLoader<K, V>(
     (keys) => {
+      if (failWith !== undefined) {
+        const error = failWith;
+        failWith = undefined;
+        return Promise.reject(error);
+      }
       const answer = send(keys);
-      // Settles (never rejects: the callers get the error) once the batch has answered, then lets the next one go.
-      const settled: Promise<void> = answer.then(
-        () => landed(settled),
-        () => landed(settled),
+      const settled: Promise<Error | undefined> = answer.then(
+        () => landed(settled, undefined),
+        (error: unknown) => landed(settled, timedOut(error) ? error : undefined),
       );
       inFlight = settled;
       return answer;
@@ -31,11 +47,16 @@ export function inFlightBatches<K, V>(
       maxBatchSize,
       batchScheduleFn: (dispatch) => {
         if (inFlight === undefined) process.nextTick(dispatch);
-        else void inFlight.then(dispatch, dispatch);
+        else
+          void inFlight.then((failure) => {
+            failWith = failure; // read by the batch function, which dispatch calls synchronously
+            dispatch();
+          });
       },
     },
   );
-  function landed(batch: Promise<void>): void {
+  function landed(batch: Promise<Error | undefined>, failure: Error | undefined): Error | undefined {
     if (inFlight === batch) inFlight = undefined;
+    return failure;
   }
 }

@@ -169,10 +169,11 @@ describe.skipIf(!DIALECTS.includes('postgres'))('Kassa when PostgreSQL stops ans
     });
     expect(during.outcome).toBe('answered');
 
-    // The 1 s deadline (query or connect), at most twice: a request's credentials read waits for the shared read sent
-    // before it asked (storage/auth-epoch.kysely.ts), then its own times out, and is not tried once more
-    // (AuthFailureLimit). Measured 1.0–2.0 s; without those two mends 3–4 s, and 7–15 s with the default 5 s connect
-    // timeout; without the deadline these requests never answer (TCP's ~15 min).
+    // One 1 s deadline (query or connect) for the API requests: those waiting behind a shared credentials read that
+    // timed out get its error at once (storage/in-flight-batches.ts), and it is not read once more (AuthFailureLimit);
+    // two for the token request, whose per-client rate limit lets it through after its own timeout. Measured: API
+    // requests 1.03 s, the token request 2.0 s; 4 s before these mends, 7–15 s with the default 5 s connect timeout;
+    // without the deadline they never answer (TCP's ~15 min).
     expect(during.ms).toBeLessThan(3_500);
 
     proxy.resume();
