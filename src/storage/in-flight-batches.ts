@@ -1,9 +1,5 @@
 import DataLoader from 'dataloader';
-
-/** Whether a batch's error says the database answered nothing in time (a query or connect deadline, TCP's). */
-function timedOut(error: unknown): error is Error {
-  return error instanceof Error && (error as { code?: unknown }).code === 'ETIMEDOUT';
-}
+import { isTimeout } from '../domain/ports/deadline.js';
 
 /**
  * A DataLoader (no cache) whose batches go to the database one at a time (issue 12: a round trip to PostgreSQL costs
@@ -37,7 +33,7 @@ export function inFlightBatches<K, V>(
       const answer = send(keys);
       const settled: Promise<Error | undefined> = answer.then(
         () => landed(settled, undefined),
-        (error: unknown) => landed(settled, timedOut(error) ? error : undefined),
+        (error: unknown) => landed(settled, isTimeout(error) ? error : undefined),
       );
       inFlight = settled;
       return answer;

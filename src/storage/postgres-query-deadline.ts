@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { settleWithin } from '../domain/ports/deadline.js';
 
 /**
  * A query that got no answer within its deadline. `code` is ETIMEDOUT, the socket error a lost connection surfaces as,
@@ -70,21 +71,9 @@ export class PostgresDeadlinePool implements PostgresPool {
       const timeoutMs = this.timeoutMs;
       const answer = client.query(sql, parameters as unknown[]);
       if (timeoutMs <= 0) return answer;
-      return new Promise<pg.QueryResult>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          broken = new PostgresQueryTimeoutError(timeoutMs);
-          reject(broken);
-        }, timeoutMs);
-        answer.then(
-          (result) => {
-            clearTimeout(timer);
-            resolve(result);
-          },
-          (error: unknown) => {
-            clearTimeout(timer);
-            reject(error); // after the deadline: ignored (the promise is settled), so never unhandled
-          },
-        );
+      return settleWithin(timeoutMs, answer, () => {
+        broken = new PostgresQueryTimeoutError(timeoutMs);
+        return broken;
       });
     };
     return {

@@ -4,6 +4,7 @@
  * the next live node with the same Idempotency-Key, as a merchant's client retries through the balancer.
  */
 import { randomUUID } from 'node:crypto';
+import { IN_FLIGHT } from '../../src/domain/payments/authorization-recovery.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { FormClient, formWithAction, type PageForm } from '../helpers/form-client.js';
 import { followToMerchant } from '../helpers/hosted-client.js';
@@ -12,8 +13,6 @@ import type { KassaNodes } from './kassa-nodes.js';
 
 export const RETURN = 'https://shop.example/return';
 export const CANCEL = 'https://shop.example/cancel';
-/** The response codes of a payment whose authorization is in flight (src/domain/payments/authorization-recovery.ts). */
-export const IN_FLIGHT = ['60000001', '60020001'];
 
 export type JourneyKind = 'DIRECT_SALE' | 'MANUAL_CAPTURES' | 'REVERSAL' | 'CHALLENGE' | 'HOSTED' | 'SESSION';
 export const JOURNEY_KINDS: JourneyKind[] = [
@@ -239,7 +238,7 @@ export class Journeys {
       // A step the kill cut while the payment was with the directory server or the acquirer (the hosted confirm, on
       // the node that died): the retried step found it in flight and, after waiting, sent the browser to the shop with
       // the payment PENDING, as Kassa does. Not acknowledged: the authorization sweep resolves it (after 2 min).
-      if (details.status === 'PENDING' && IN_FLIGHT.includes(details.responseCode)) {
+      if (details.status === 'PENDING' && IN_FLIGHT.has(details.responseCode)) {
         throw new Error(`IN_FLIGHT: ${out.payId} still PENDING ${details.responseCode} after its steps`);
       }
       out.status = details.status;

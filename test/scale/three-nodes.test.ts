@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { IN_FLIGHT } from '../../src/domain/payments/authorization-recovery.js';
 import type { Clock } from '../../src/domain/ports/clock.js';
 import { settlementTotals } from '../../src/integrations/acquirer-simulator/settlement-ledger.js';
 import { buildServices } from '../../src/services.js';
 import { createDb } from '../../src/storage/create-db.js';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { DIALECTS } from '../helpers/dialects.js';
-import { IN_FLIGHT, JOURNEY_KINDS, type JourneyOutcome, Journeys, RETURN } from './journeys.js';
+import { JOURNEY_KINDS, type JourneyOutcome, Journeys, RETURN } from './journeys.js';
 import { type KassaNodes, startKassaNodes } from './kassa-nodes.js';
 
 /** Journeys run concurrently; node 2 is SIGKILLed once half of them finished. */
@@ -228,8 +229,8 @@ describe.runIf(DIALECTS.includes('postgres'))('three Kassa nodes on one PostgreS
       .where('merchant_id', '=', k.merchant.merchantId)
       .where('status', '=', 'PENDING')
       .execute();
-    const waiting = pending.filter((p) => !IN_FLIGHT.includes(p.response_code));
-    const inFlight = pending.filter((p) => IN_FLIGHT.includes(p.response_code));
+    const waiting = pending.filter((p) => !IN_FLIGHT.has(p.response_code));
+    const inFlight = pending.filter((p) => IN_FLIGHT.has(p.response_code));
     expect(waiting.map((w) => w.pay_id)).toEqual(expect.arrayContaining(abandoned));
     // Three sweepers (each its own connection pool, as nodes have), two hours later, all at once.
     const later: Clock = { now: () => new Date(Date.now() + 2 * 60 * 60 * 1000) };

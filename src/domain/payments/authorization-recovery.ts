@@ -8,7 +8,7 @@ import { responseCodeFromAcquirer } from './response-codes.js';
 import { cardholderIndicator, storeCredential } from './stored-credential-payment.js';
 
 /** The response codes of a payment whose authorization is in flight (response-codes.ts). */
-const IN_FLIGHT = new Set(['60000001', '60020001']);
+export const IN_FLIGHT: ReadonlySet<string> = new Set(['60000001', '60020001']);
 
 /**
  * The response code of an authorization the acquirer has no record of: it never reached the acquirer, so no money

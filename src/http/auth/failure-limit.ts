@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { AttemptCounters } from '../../domain/ports/attempt-counters.js';
+import { isTimeout } from '../../domain/ports/deadline.js';
 
 /**
  * Reads an attempt counter (AttemptCounters.count's arguments) and the credentials epoch in one statement; with
@@ -19,11 +20,6 @@ export type ReadAttemptsWithEpoch = (
  * undefined when the counter must be read.
  */
 export type KnownEpochIfNoFailures = (counterKey: string, windowMs: number, now: Date) => number | undefined;
-
-/** Whether a store's error says it answered nothing in time (`code` ETIMEDOUT: a query or connect deadline, or TCP's). */
-function timedOut(error: unknown): boolean {
-  return (error as { code?: unknown } | undefined)?.code === 'ETIMEDOUT';
-}
 
 /**
  * Failed client authentications allowed per client id and source address, counted together for the OAuth token
@@ -75,7 +71,7 @@ export class AuthFailureLimit {
   /** `blocked` of a counter key at `now`. */
   private async counted(key: string, now: Date): Promise<boolean> {
     const count = await this.store.count(key, AUTH_FAILURE_LIMIT.windowMs, now).catch((error: unknown) => {
-      if (this.readWithEpoch !== undefined && timedOut(error)) throw error;
+      if (this.readWithEpoch !== undefined && isTimeout(error)) throw error;
       return 0;
     });
     return count >= this.max;
@@ -103,7 +99,7 @@ export class AuthFailureLimit {
     if (known !== undefined) return { blocked: false, epoch: known };
     if (this.readWithEpoch === undefined) return { blocked: await this.counted(key, now) };
     const read = await this.readWithEpoch(key, AUTH_FAILURE_LIMIT.windowMs, now, alongside).catch((error: unknown) => {
-      if (timedOut(error)) throw error;
+      if (isTimeout(error)) throw error;
       return undefined;
     });
     if (read === undefined) return { blocked: false };
