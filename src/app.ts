@@ -471,7 +471,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
           idempotency: idempotentReplies,
           auth,
           lookupAuth,
-          publicUrl: config.publicUrl,
+          apiUrl: `${config.publicUrl}${prefix}`,
         });
         await api.register(sessionRoutes, {
           hosted: services.hosted,
@@ -479,13 +479,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
           auth,
           links,
           clock,
-          publicUrl: config.publicUrl,
+          apiUrl: `${config.publicUrl}${prefix}`,
         });
         await api.register(followUpRoutes, {
           followUps: services.followUps,
           idempotency: idempotentReplies,
           auth,
-          publicUrl: config.publicUrl,
+          apiUrl: `${config.publicUrl}${prefix}`,
         });
         await api.register(notificationRoutes, {
           notifications: services.notifications,

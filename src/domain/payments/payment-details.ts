@@ -10,12 +10,19 @@ import type { CardSummary, Payment, PaymentOperation, ThreeDSResult } from './pa
 import { describeResponseCode } from './response-codes.js';
 
 /**
+ * The merchant API prefix of the `_links` in payment.* event bodies, which answer no request: the seed's (spec §4). An
+ * answer links under its request's own prefix (`/api/v1` or Paygate's `/api/v2`, paygate-v2-wire.md §1).
+ */
+export const EVENT_API_PREFIX = '/api/v1';
+
+/**
  * The payment in the wire contract's shape (`contracts/payment-details.ts`, paygate-v2-wire.md §4): what every create,
  * read and follow-up answers and every payment.* event carries. A pure mapper typed by the contract; it lives in the
  * domain because the domain writes the event bodies (docs/architecture.md). `surcharge` and `totalAmount` are binding
- * (spec §1.10). Amounts in minor units.
+ * (spec §1.10). Amounts in minor units. `apiUrl`: the merchant API's base URL with its prefix
+ * (`https://kassa.example/api/v2`), that of the request being answered, else {@link EVENT_API_PREFIX}'s.
  */
-export function toPaymentDetails(p: Payment, baseUrl: string): PaymentDetails {
+export function toPaymentDetails(p: Payment, apiUrl: string): PaymentDetails {
   const info = p.informational ?? {};
   const authorization = p.operations.find((op) => op.type === 'AUTHORIZATION' && op.status === 'OK');
   return {
@@ -91,7 +98,7 @@ export function toPaymentDetails(p: Payment, baseUrl: string): PaymentDetails {
     operations: p.operations.map((op) => operationDetails(op, p.currency)),
     creationDate: isoTime(p.creationDate),
     _links: {
-      self: { href: `${baseUrl}/api/v1/payments/getByPayId/${p.payId}` },
+      self: { href: `${apiUrl}/payments/getByPayId/${p.payId}` },
       // DESIGN.md §4: a PENDING payment waiting for the cardholder's browser links to the Kassa page to open.
       ...(p.status === 'PENDING' && p.redirectHref !== undefined && { redirect: { href: p.redirectHref } }),
     },

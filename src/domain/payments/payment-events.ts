@@ -4,7 +4,7 @@ import type { Clock } from '../ports/clock.js';
 import { type IdGenerator, newHexId } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import type { Payment } from './payment.js';
-import { toPaymentDetails } from './payment-details.js';
+import { EVENT_API_PREFIX, toPaymentDetails } from './payment-details.js';
 
 /** The payment.* notification events (DESIGN.md §5). */
 export type PaymentEventType =
@@ -40,7 +40,7 @@ export async function enqueuePaymentEvent(
     merchantId: merchant.merchantId,
     payId: payment.payId,
     type,
-    payload: { type, ...toPaymentDetails(payment, deps.publicUrl) },
+    payload: { type, ...toPaymentDetails(payment, `${deps.publicUrl}${EVENT_API_PREFIX}`) },
     targetUrl: notificationTarget(payment, merchant),
     createdAt: now,
   });

@@ -68,37 +68,45 @@ export class IdempotentReplies {
 
   /**
    * Runs a POST handler under the request's Idempotency-Key, when it has one, and sends the answer. Replays carry
-   * `idempotent-replayed: true`. Throws what `work` throws, and IDEMPOTENCY_KEY_REUSED (422) or
-   * IDEMPOTENCY_KEY_IN_USE (409) from {@link IdempotencyService.run}.
+   * `idempotent-replayed: true`. `locationOf`: the URL of what a 201 or 202 answer created, read from its body, sent as
+   * `Location` (RFC 9110 §10.2.2) on the first answer and on every replay alike. Throws what `work` throws, and
+   * IDEMPOTENCY_KEY_REUSED (422) or IDEMPOTENCY_KEY_IN_USE (409) from {@link IdempotencyService.run}.
    */
-  async send(
+  async send<Body>(
     request: FastifyRequest,
     reply: FastifyReply,
-    work: () => Promise<{ status: number; body: unknown }>,
+    work: () => Promise<{ status: number; body: Body }>,
+    locationOf?: (body: Body) => string,
   ): Promise<FastifyReply> {
+    const locate = (status: number, body: () => Body) => {
+      if (locationOf !== undefined && (status === 201 || status === 202)) reply.header('location', locationOf(body()));
+    };
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') {
       const r = await work();
+      locate(r.status, () => r.body);
       return reply.status(r.status).send(r.body);
     }
     const merchant = merchantOf(request);
     const uri = idempotencyUri(request);
     const storageKey = this.storageKey(request.method, uri, key);
     const binding = `${merchant.merchantId}\n${storageKey}`;
-    let answer: string | undefined;
+    let first: { body: Body; text: string } | undefined;
     const result = await this.service.run(
       merchant.merchantId,
       storageKey,
       this.fingerprint(request.method, uri, request.body),
       async () => {
         const r = await work();
-        answer = JSON.stringify(r.body);
-        return { status: r.status, body: sealAnswer(this.answerKey, binding, answer) };
+        first = { body: r.body, text: JSON.stringify(r.body) };
+        return { status: r.status, body: sealAnswer(this.answerKey, binding, first.text) };
       },
     );
     if (result.replayed) reply.header('idempotent-replayed', 'true');
-    const body = answer ?? openAnswer(this.answerKey, binding, result.body);
-    return reply.status(result.status).type('application/json').send(body);
+    // A replay is the first answer, links and Location included, whichever prefix it came through (idempotencyUri).
+    const text = first?.text ?? openAnswer(this.answerKey, binding, result.body);
+    locate(result.status, () => (first === undefined ? (JSON.parse(text) as Body) : first.body));
+    return reply.status(result.status).type('application/json').send(text);
   }
 }
 

@@ -18,13 +18,17 @@ export interface FollowUpRoutesOptions {
   followUps: FollowUpService;
   idempotency: IdempotentReplies;
   auth: preHandlerHookHandler;
-  publicUrl: string;
+  /** The base URL of the prefix these routes are served under (`https://kassa.example/api/v2`), for `_links`. */
+  apiUrl: string;
 }
 
 type FollowUpAction = (merchant: Merchant, payId: string, cmd: FollowUpCommand) => Promise<FollowUpOutcome>;
 
-/** The operation's result, Paygate-style (paygate-v2-wire.md §3), with the updated payment details. */
-export function toFollowUpResponse({ payment, operation }: FollowUpOutcome, publicUrl: string): FollowUpResponse {
+/**
+ * The operation's result, Paygate-style (paygate-v2-wire.md §3), with the updated payment details; `apiUrl` as
+ * toPaymentDetails takes it.
+ */
+export function toFollowUpResponse({ payment, operation }: FollowUpOutcome, apiUrl: string): FollowUpResponse {
   return {
     payId: payment.payId,
     xId: operation.xId,
@@ -39,7 +43,7 @@ export function toFollowUpResponse({ payment, operation }: FollowUpOutcome, publ
     surcharge: { value: operation.surchargeValue, currency: payment.currency },
     totalAmount: { value: operation.value + operation.surchargeValue, currency: payment.currency },
     creationDate: operation.creationDate.toISOString(),
-    payment: toPaymentDetails(payment, publicUrl),
+    payment: toPaymentDetails(payment, apiUrl),
   };
 }
 
@@ -52,7 +56,7 @@ export function toFollowUpResponse({ payment, operation }: FollowUpOutcome, publ
  */
 export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRoutesOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { followUps, idempotency, auth, publicUrl } = opts;
+  const { followUps, idempotency, auth, apiUrl } = opts;
 
   const route = (
     path: string,
@@ -84,18 +88,21 @@ export async function followUpRoutes(fastify: FastifyInstance, opts: FollowUpRou
         // The three bodies differ only in `amount` being optional (reversals) and `finishAuth` (captures).
         const cmd = request.body;
         const finishAuth = 'finishAuth' in cmd ? cmd.finishAuth : undefined;
-        return idempotency.send(request, reply, async () => {
-          const outcome = await action(merchant, payId, {
-            transId: cmd.transId,
-            amount: cmd.amount && { value: amountValue(cmd.amount.value), currency: cmd.amount.currency },
-            refNr: cmd.refNr,
-            ...(finishAuth !== undefined && { finishAuth: finishAuth === 'Y' }),
-            ...(requestKey !== undefined && { requestKey }),
-          });
-          const answer = toFollowUpResponse(outcome, publicUrl);
-          reply.header('location', answer.payment._links.self.href);
-          return { status: 201, body: answer };
-        });
+        return idempotency.send(
+          request,
+          reply,
+          async () => {
+            const outcome = await action(merchant, payId, {
+              transId: cmd.transId,
+              amount: cmd.amount && { value: amountValue(cmd.amount.value), currency: cmd.amount.currency },
+              refNr: cmd.refNr,
+              ...(finishAuth !== undefined && { finishAuth: finishAuth === 'Y' }),
+              ...(requestKey !== undefined && { requestKey }),
+            });
+            return { status: 201, body: toFollowUpResponse(outcome, apiUrl) };
+          },
+          (answer) => answer.payment._links.self.href,
+        );
       },
     );
 

@@ -31,7 +31,8 @@ export interface PaymentRoutesOptions {
    * absent.
    */
   lookupAuth?: preHandlerHookHandler;
-  publicUrl: string;
+  /** The base URL of the prefix these routes are served under (`https://kassa.example/api/v2`), for `_links`. */
+  apiUrl: string;
 }
 
 /** The payment `lookupAuth` read with the credentials (`request.readAlongside`), when it did. */
@@ -40,13 +41,16 @@ function readPayment(request: FastifyRequest): { payment: Payment | undefined } 
   return read && { payment: read.value };
 }
 
+/** The `Location` of a created payment: its getByPayId URL. */
+const selfLink = (details: PaymentDetails): string => details._links.self.href;
+
 /** `{prefix}/payments`: create and read payments (spec §4.2, §4.4, §4.5; paygate-v2-wire.md §2, §4). */
 export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoutesOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { payments, idempotency, auth, publicUrl } = opts;
+  const { payments, idempotency, auth, apiUrl } = opts;
   /** Payment details; a HOSTED payment still waiting for its card links to Kassa's card step. */
   const detailsOf = (payment: Payment): PaymentDetails => {
-    const details = toPaymentDetails(payment, publicUrl);
+    const details = toPaymentDetails(payment, apiUrl);
     if (payment.integrationType === 'HOSTED' && payment.status === 'PENDING' && !payment.sessionId) {
       details._links.redirect = { href: opts.links.url('payment', payment.payId, hostedPaymentExpiresAt(payment)) };
     }
@@ -76,37 +80,38 @@ export async function paymentRoutes(fastify: FastifyInstance, opts: PaymentRoute
     async (request, reply) => {
       const merchant = merchantOf(request);
       const body = request.body;
-      return idempotency.send(request, reply, async () => {
-        const command = toCreatePaymentCommand(merchant.merchantId, body);
-        if (command.integrationType === 'HOSTED') {
-          const card = body.paymentMethods.card;
-          if (card?.number !== undefined || card?.securityCode !== undefined) {
-            // Security: hosted forms exist so that the merchant never handles card data (spec §1.4).
-            throw validationError([
-              {
-                field: 'paymentMethods.card.number',
-                message: 'must not be sent with HOSTED: the cardholder types it on Kassa',
-              },
-            ]);
+      return idempotency.send(
+        request,
+        reply,
+        async () => {
+          const command = toCreatePaymentCommand(merchant.merchantId, body);
+          if (command.integrationType === 'HOSTED') {
+            const card = body.paymentMethods.card;
+            if (card?.number !== undefined || card?.securityCode !== undefined) {
+              // Security: hosted forms exist so that the merchant never handles card data (spec §1.4).
+              throw validationError([
+                {
+                  field: 'paymentMethods.card.number',
+                  message: 'must not be sent with HOSTED: the cardholder types it on Kassa',
+                },
+              ]);
+            }
+            return { status: 202, body: detailsOf(await opts.hosted.createHostedPayment(merchant, command)) };
           }
-          const details = detailsOf(await opts.hosted.createHostedPayment(merchant, command));
-          reply.header('location', details._links.self.href);
-          return { status: 202, body: details };
-        }
-        const card = body.paymentMethods.card;
-        const missing = (['number', 'expiryDate'] as const).filter((name) => card?.[name] === undefined);
-        if (missing.length > 0) {
-          throw validationError(
-            missing.map((name) => ({
-              field: `paymentMethods.card.${name}`,
-              message: 'is required for DIRECT payments',
-            })),
-          );
-        }
-        const details = detailsOf(await payments.createDirectPayment(merchant, command));
-        reply.header('location', details._links.self.href);
-        return { status: 201, body: details };
-      });
+          const card = body.paymentMethods.card;
+          const missing = (['number', 'expiryDate'] as const).filter((name) => card?.[name] === undefined);
+          if (missing.length > 0) {
+            throw validationError(
+              missing.map((name) => ({
+                field: `paymentMethods.card.${name}`,
+                message: 'is required for DIRECT payments',
+              })),
+            );
+          }
+          return { status: 201, body: detailsOf(await payments.createDirectPayment(merchant, command)) };
+        },
+        selfLink,
+      );
     },
   );
 

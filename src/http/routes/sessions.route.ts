@@ -19,7 +19,8 @@ export interface SessionRoutesOptions {
   auth: preHandlerHookHandler;
   links: HostedLinks;
   clock: Clock;
-  publicUrl: string;
+  /** The base URL of the prefix these routes are served under (`https://kassa.example/api/v2`), for `_links`. */
+  apiUrl: string;
 }
 
 /** `{prefix}/payments/sessions`: hosted payment page sessions (spec §1.8 (b), §4.3; DESIGN.md §4; wire §2). */
@@ -49,9 +50,9 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
       expirationTime: s.expiresAt.toISOString(),
       creationDate: s.creationDate.toISOString(),
       _links: {
-        self: { href: `${opts.publicUrl}/api/v1/payments/sessions/${s.sessionId}` },
+        self: { href: `${opts.apiUrl}/payments/sessions/${s.sessionId}` },
         redirect: { href: opts.links.url('session', s.sessionId, s.expiresAt) },
-        ...(s.payId && { payment: { href: `${opts.publicUrl}/api/v1/payments/getByPayId/${s.payId}` } }),
+        ...(s.payId && { payment: { href: `${opts.apiUrl}/payments/getByPayId/${s.payId}` } }),
       },
     };
   };
@@ -74,12 +75,15 @@ export async function sessionRoutes(fastify: FastifyInstance, opts: SessionRoute
     async (request, reply) => {
       const merchant = merchantOf(request);
       const body = request.body;
-      return opts.idempotency.send(request, reply, async () => {
-        const session = await opts.hosted.createSession(merchant, toCreateSessionCommand(merchant.merchantId, body));
-        const wire = toWire(session);
-        reply.header('location', wire._links.self.href);
-        return { status: 201, body: wire };
-      });
+      return opts.idempotency.send(
+        request,
+        reply,
+        async () => {
+          const session = await opts.hosted.createSession(merchant, toCreateSessionCommand(merchant.merchantId, body));
+          return { status: 201, body: toWire(session) };
+        },
+        (wire) => wire._links.self.href,
+      );
     },
   );
 
