@@ -348,16 +348,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   await app.register(formbody);
   // Rate limits count across every node (issue 14): in Redis when KASSA_REDIS_URL is set, else in PostgreSQL; SQLite
-  // (one node) counts in memory. A store that cannot answer lets the request through (skipOnError): a limiter
-  // outage must not take the API down with it.
+  // (one node) counts in memory. A store that cannot answer lets the request through: a limiter outage must not take
+  // the API down with it. Redis through skipOnError; PostgreSQL's store decides itself, and fails a request whose
+  // counter read timed out (storage/rate-limit-store.kysely.ts), which skipOnError would let through to wait again.
   await app.register(rateLimit, {
     global: false,
-    skipOnError: true,
     ...(redis
-      ? { redis, nameSpace: 'kassa-rl-' }
+      ? { redis, nameSpace: 'kassa-rl-', skipOnError: true }
       : db.dialect === 'postgres'
-        ? { store: kyselyRateLimitStore(db.kysely) }
-        : {}),
+        ? { store: kyselyRateLimitStore(db.kysely), skipOnError: false }
+        : { skipOnError: true }),
   });
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelayMs, // ms; 0 turns the check off

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { isTimeout } from '../domain/ports/deadline.js';
 import type { Database } from './database.js';
 
 /** How the rate-limit plugin reports a key's state: requests in the window, ms until it resets. */
@@ -16,6 +17,10 @@ const CLEANUP_EVERY_MS = 60_000; // 1 min
  * A `@fastify/rate-limit` store over Kassa's database (the `store` option: a constructor), so that every node on one
  * PostgreSQL counts against the same limit (issue 14; without Redis). One upsert per request: a key's counter starts
  * at 1 with a new window, or adds 1 inside the current one. Fixed windows, as the plugin's local and Redis stores.
+ * A counter that cannot be read lets the request through (a limiter outage must not take the API down with it), except
+ * when the read timed out (isTimeout: `KASSA_POSTGRES_QUERY_TIMEOUT`, the connect timeout): the database is silent,
+ * so the request's own reads would wait out a deadline of their own too; it fails at once instead (503). Register the
+ * plugin with `skipOnError: false` so that the error reaches the route.
  */
 export function kyselyRateLimitStore(db: Kysely<Database>, now: () => number = Date.now) {
   let lastCleanup = 0;
@@ -38,7 +43,8 @@ export function kyselyRateLimitStore(db: Kysely<Database>, now: () => number = D
         .executeTakeFirstOrThrow()
         .then(
           (row) => callback(null, { current: Number(row.count), ttl: Math.max(0, Number(row.reset_at) - at) }),
-          (error: Error) => callback(error),
+          (error: Error) =>
+            isTimeout(error) ? callback(error) : callback(null, { current: 0, ttl: Math.max(0, resetAt - at) }),
         );
       if (at - lastCleanup > CLEANUP_EVERY_MS) {
         lastCleanup = at;
