@@ -189,6 +189,11 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
   }
   if (error.statusCode === 429) return sendProblem(request, reply, 'RATE_LIMITED', error.message);
   if (error.statusCode === 503) return sendProblem(request, reply, 'SERVICE_UNAVAILABLE');
+  if (isClientAbort(error)) {
+    // Nobody reads the answer; not a database failure for all its ECONNRESET, and no stack to log.
+    request.log.info({ code: error.code }, 'client closed the connection before its request body arrived');
+    return sendProblem(request, reply, 'VALIDATION_FAILED', 'the request body was cut off');
+  }
   if (isDatabaseConnectionFailure(error)) {
     request.log.warn({ err: error }, 'database unreachable');
     return sendProblem(request, reply, 'DATABASE_UNAVAILABLE');
@@ -204,6 +209,14 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendProblem(request, reply, 'INTERNAL_ERROR', `Internal error; quote requestId ${request.id}`);
+}
+
+/**
+ * Whether the error is Node's `aborted` (code ECONNRESET, which Fastify's body reader marks 400): the client closed
+ * its connection while its request body was being read.
+ */
+function isClientAbort(error: FastifyError): boolean {
+  return error.message === 'aborted' && error.code === 'ECONNRESET' && error.statusCode === 400;
 }
 
 /** Node socket errors a lost database connection surfaces as. */

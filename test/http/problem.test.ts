@@ -1,7 +1,9 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AmountValue } from '../../src/contracts/primitives.js';
 import { problemErrorHandler } from '../../src/http/problem.js';
 
@@ -99,5 +101,28 @@ describe('field errors of path and query parameters', () => {
     await app.close();
     expect(path.json().errors.map((e: { field: string }) => e.field)).toEqual(['pseudoCardNumber']);
     expect(query.json().errors.map((e: { field: string }) => e.field)).toEqual(['payId']);
+  });
+});
+
+describe('a client that closes its connection mid-body', () => {
+  it('is logged at info without a stack, not as an unreachable database', async () => {
+    const lines: string[] = [];
+    const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } });
+    app.setErrorHandler(problemErrorHandler);
+    app.post('/', async () => ({}));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
+      setTimeout(() => socket.destroy(), 50);
+    });
+    // The error handler logs once it runs: with the change, at info; without it, "database unreachable" at warn.
+    await vi.waitFor(() => expect(lines.some((l) => /client closed|database unreachable/.test(l))).toBe(true));
+    await app.close();
+    const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown });
+    const abort = records.find((r) => r.msg.startsWith('client closed the connection'));
+    expect(abort?.level).toBe(30);
+    expect(abort?.err).toBeUndefined();
+    expect(records.filter((r) => r.msg === 'database unreachable' || r.level >= 40)).toEqual([]);
   });
 });
