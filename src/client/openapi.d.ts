@@ -671,7 +671,7 @@ export interface components {
                 addressLine3?: string;
                 city?: string;
                 state?: string;
-                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                 country?: string;
                 postalCode?: string;
             };
@@ -687,7 +687,7 @@ export interface components {
                     addressLine3?: string;
                     city?: string;
                     state?: string;
-                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                     country?: string;
                     postalCode?: string;
                     phone?: {
@@ -1035,7 +1035,7 @@ export interface components {
                 addressLine3?: string;
                 city?: string;
                 state?: string;
-                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                 country?: string;
                 postalCode?: string;
             };
@@ -1051,7 +1051,7 @@ export interface components {
                     addressLine3?: string;
                     city?: string;
                     state?: string;
-                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                     country?: string;
                     postalCode?: string;
                     phone?: {
@@ -1671,7 +1671,7 @@ export interface components {
                 addressLine3?: string;
                 city?: string;
                 state?: string;
-                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                 country?: string;
                 postalCode?: string;
             };
@@ -1687,7 +1687,7 @@ export interface components {
                     addressLine3?: string;
                     city?: string;
                     state?: string;
-                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                     country?: string;
                     postalCode?: string;
                     phone?: {
@@ -2102,7 +2102,7 @@ export interface components {
                     addressLine3?: string;
                     city?: string;
                     state?: string;
-                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                     country?: string;
                     postalCode?: string;
                 };
@@ -2118,7 +2118,7 @@ export interface components {
                         addressLine3?: string;
                         city?: string;
                         state?: string;
-                        /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                        /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                         country?: string;
                         postalCode?: string;
                         phone?: {
@@ -2631,7 +2631,7 @@ export interface components {
                 addressLine3?: string;
                 city?: string;
                 state?: string;
-                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                 country?: string;
                 postalCode?: string;
             };
@@ -2647,7 +2647,7 @@ export interface components {
                     addressLine3?: string;
                     city?: string;
                     state?: string;
-                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted) */
+                    /** @description ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address */
                     country?: string;
                     postalCode?: string;
                     phone?: {

@@ -270,7 +270,14 @@ const addressMembers = {
   addressLine3: S(128),
   city: S(128),
   state: S(64),
-  country: O(Type.String({ pattern: '^[A-Za-z]{2,3}$', description: 'ISO 3166-1 alpha-3 (alpha-2 accepted)' })),
+  // "" too: WooCommerce's Axepta plugin sends every member of an address the order does not have, country included,
+  // as "" (a virtual product: no shipping address). Stored and echoed as sent.
+  country: O(
+    Type.String({
+      pattern: '^([A-Za-z]{2,3})?$',
+      description: 'ISO 3166-1 alpha-3 (alpha-2 accepted); "" when the order has no such address',
+    }),
+  ),
   postalCode: S(32),
 };
 

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directPayment, testPan } from '../helpers/cards.js';
+import { DIALECTS } from '../helpers/dialects.js';
+import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
+
+const URLS = { return: 'https://shop.example/return', cancel: 'https://shop.example/cancel' };
+
+/**
+ * What the Axepta shop plugins (Magento 2, WooCommerce, PrestaShop: AxeptaBNPParibas/AxeptaOnline-*-plugin 2.0.0,
+ * through the Axepta PHP library) put into their requests, beyond the library's own shapes (axepta-php.test.ts),
+ * found refused by a black-box review with the plugins' code (paygate-v2-wire.md §2: nothing a real client sends may
+ * be refused). Alike on both databases.
+ */
+describe.each(DIALECTS)('compat: what the Axepta shop plugins send (%s)', (dialect) => {
+  let t: TestKassa;
+  let m: { merchantId: string; apiKey: string };
+
+  beforeAll(async () => {
+    t = await startTestKassa(dialect);
+    m = await t.createMerchant({ country: 'FR', currency: 'EUR' });
+  });
+  afterAll(async () => t?.close());
+
+  const transId = () => `wc-${Math.random().toString(36).slice(2, 12)}`;
+  const hosted = (extra: Record<string, unknown>) =>
+    t.call('POST', '/api/v2/payments', {
+      auth: m,
+      json: {
+        transId: transId(),
+        amount: { value: '4200', currency: 'EUR' },
+        paymentMethods: { type: 'CARD', integrationType: 'HOSTED' },
+        urls: URLS,
+        ...extra,
+      },
+    });
+
+  it('WooCommerce sends a virtual order’s missing shipping address as empty strings, country too: taken and echoed', async () => {
+    // class-axepta-bnpp-payment-process.php: getIsoCountry3('') is '' for an order without a shipping address.
+    const shipping = { address: { streetName: '', streetNumber: '', city: '', country: '', postalCode: '' } };
+    const billingAddress = {
+      streetName: 'Rue de la Paix',
+      streetNumber: '',
+      city: 'Paris',
+      country: '',
+      postalCode: '75002',
+    };
+    const res = await hosted({ shipping, billingAddress });
+    expect(res.status).toBe(202);
+    const read = await t.call('GET', `/api/v2/payments/getByPayId/${res.body.payId}`, { auth: m });
+    expect(read.body.shipping).toEqual(shipping);
+    expect(read.body.billingAddress).toEqual(billingAddress);
+  });
+
+  it('a country that is neither an ISO code nor empty is still refused, naming it', async () => {
+    const res = await hosted({ shipping: { address: { country: 'France' } } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['shipping.address.country']);
+  });
+
+  it('a session takes the empty country too', async () => {
+    const res = await t.call('POST', '/api/v2/payments/sessions', {
+      auth: m,
+      json: {
+        transId: transId(),
+        amount: { value: 4200, currency: 'EUR' },
+        urls: URLS,
+        shipping: { address: { country: '' } },
+      },
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it('a DIRECT payment takes it', async () => {
+    const res = await t.call('POST', '/api/v2/payments', {
+      auth: m,
+      json: directPayment(testPan('40000000', '1000'), {
+        amount: { value: 4200, currency: 'EUR' },
+        billingAddress: { country: '' },
+      }),
+    });
+    expect(res.status).toBe(201);
+  });
+});
