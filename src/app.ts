@@ -435,7 +435,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
   await app.register(metricsRoute, { metrics, adminToken: config.adminToken });
-  await app.register(oauthTokenRoute, { merchants: services.merchants, tokens, failures: authFailures });
+  await app.register(oauthTokenRoute, {
+    merchants: services.merchants,
+    tokens,
+    failures: authFailures,
+    requestsPerMinute: config.tokenRequestsPerMinute,
+  });
   await app.register(adminSurchargeRoutes, { surcharge: services.surcharge, adminToken: config.adminToken });
   await app.register(schemaRoutes);
   // Every `kassa serve` process delivers notifications and sweeps expired links (server/background-jobs.ts).

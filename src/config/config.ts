@@ -96,6 +96,17 @@ export const ConfigSchema = Type.Object({
     default: 30,
     description: 'hosted card tries one client address may make in an hour, across sessions and nodes (card testing)',
   }),
+  // Generous: the Axepta PHP library and its Magento 2 plugin fetch a new token for every call and cache none
+  // (OAuth2Api.php: "TODO: support accessToken expiration?"), so a shop taking 100 orders a minute asks for 200 or more
+  // from its one server address, and shops behind a shared hosting egress share one. Guessing is limited apart:
+  // failed client authentications per client_id and address (AuthFailureLimit), and API keys carry 256 random bits.
+  KASSA_TOKEN_REQUESTS_PER_IP: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 1_200,
+    description:
+      'token requests (POST /authorization/oauth/token) one client address may make in a minute, across nodes',
+  }),
   KASSA_ACQUIRER_SIMULATOR_LEDGER: Type.Optional(
     Type.String({
       minLength: 1,
@@ -216,6 +227,8 @@ export interface Config {
   acquirerSimulatorLedger?: string;
   /** Card-testing velocity limits: hosted card tries per card and per client address, each in one hour. */
   cardTriesPerHour: { perCard: number; perIp: number };
+  /** Token endpoint requests one client address may make in a minute (all of them, failed or not). */
+  tokenRequestsPerMinute: number;
 }
 
 /** Thrown when a setting is invalid; the message names each variable. Start-up stops on it. */
@@ -338,6 +351,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     redisUrl: raw.KASSA_REDIS_URL,
     notificationRetentionDays: raw.KASSA_NOTIFICATION_RETENTION_DAYS,
     cardTriesPerHour: { perCard: raw.KASSA_CARD_TRIES_PER_CARD, perIp: raw.KASSA_CARD_TRIES_PER_IP },
+    tokenRequestsPerMinute: raw.KASSA_TOKEN_REQUESTS_PER_IP,
     acquirerSimulatorLedger:
       raw.KASSA_ACQUIRER_SIMULATOR_LEDGER === undefined
         ? undefined

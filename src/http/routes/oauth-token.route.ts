@@ -8,12 +8,6 @@ import type { AuthFailureLimit } from '../auth/failure-limit.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../problem.js';
 
 /**
- * Token endpoint limit per client IP, requests per minute. Failed client authentications are limited per client_id
- * and source address (`AuthFailureLimit`): a correct secret is never refused because of failures from elsewhere.
- */
-export const TOKEN_RATE_LIMIT = { perIp: 60, timeWindow: '1 minute' } as const;
-
-/**
  * RFC 6749 §5.2's codes, plus `temporarily_unavailable` and `server_error`, which RFC 6749 §4.1.2.1 defines for the
  * authorization endpoint and OAuth servers answer at the token endpoint too (a 503 or 500 the client may retry).
  */
@@ -76,10 +70,16 @@ const OAuthErrorSchema = Type.Object(
  */
 export async function oauthTokenRoute(
   fastify: FastifyInstance,
-  opts: { merchants: MerchantService; tokens: AccessTokens; failures: AuthFailureLimit },
+  opts: {
+    merchants: MerchantService;
+    tokens: AccessTokens;
+    failures: AuthFailureLimit;
+    /** Requests one client address may make in a minute (`KASSA_TOKEN_REQUESTS_PER_IP`, config.ts). */
+    requestsPerMinute: number;
+  },
 ) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const perIp = app.createRateLimit({ max: TOKEN_RATE_LIMIT.perIp, timeWindow: TOKEN_RATE_LIMIT.timeWindow });
+  const perIp = app.createRateLimit({ max: opts.requestsPerMinute, timeWindow: '1 minute' });
 
   app.post(
     '/authorization/oauth/token',

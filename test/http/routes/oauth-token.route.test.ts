@@ -70,7 +70,7 @@ async function tokenRouteFailingWith(error: Error) {
     failed: async () => {},
     retryAfterSeconds: () => 60,
   } as unknown as AuthFailureLimit;
-  await app.register(oauthTokenRoute, { merchants, tokens: {} as AccessTokens, failures });
+  await app.register(oauthTokenRoute, { merchants, tokens: {} as AccessTokens, failures, requestsPerMinute: 60 });
   return app;
 }
 
