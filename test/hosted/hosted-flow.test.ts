@@ -131,6 +131,51 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     expect(res.html).not.toContain('4000000000010002');
   });
 
+  // Security: a name with controls or bidi overrides would read differently in the merchant's back office and logs
+  // than what was typed; the merchant API refuses the same text (contracts/primitives.ts TEXT_PATTERN).
+  it.each([
+    ['a line feed', 'a\nb'],
+    ['an ANSI escape', '\x1b[31mred'],
+    ['a C1 control', 'Ann\u0085Lee'],
+    ['a right-to-left override', '\u202eevil'],
+    ['a left-to-right isolate', 'a\u2066b'],
+  ])('a cardholder name with %s is refused with a field error and not stored', async (_name, cardholderName) => {
+    const p = await createHosted();
+    const page = await client.get(p._links.redirect.href);
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
+    const res = await client.post(action, {
+      ...fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+      cardholderName,
+    });
+    expect(res.status).toBe(422);
+    expect(res.html).toContain('id="cardholderName-error"');
+    expect(res.html).toContain('aria-describedby="cardholderName-error"');
+    expect(res.html).toContain('Use letters, spaces and punctuation only.');
+    const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
+    expect(details.status).toBe('PENDING');
+    expect(details.paymentMethods?.card?.cardHolderName ?? '').toBe('');
+  });
+
+  it('a cardholder name with letters from any script and a right-to-left mark is taken', async () => {
+    const p = await createHosted();
+    const page = await client.get(p._links.redirect.href);
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
+    const cardholderName = 'Maija Meikäläinen \u05d3\u05d5\u05d3\u200f 😀';
+    const res = await client.post(action, {
+      ...fields,
+      number: testPan('40000000', '1000'),
+      expiry: '12/30',
+      securityCode: '123',
+      cardholderName,
+    });
+    expect(res.status).toBe(303);
+    const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
+    expect(details.paymentMethods.card.cardHolderName).toBe(cardholderName);
+  });
+
   it.each([
     ['a commercial Visa (DK)', testPan('40000010', '1000'), 180, 'COMMERCIAL_CARD'],
     ['a non-EEA consumer Visa (US)', testPan('40000020', '1000'), 350, 'NON_EEA_CARD'],

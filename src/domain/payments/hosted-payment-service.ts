@@ -4,6 +4,7 @@
  * over several files. Sessions and pending-payment creation already live beside it (checkout-sessions.ts,
  * hosted-pending-payment.ts).
  */
+import { TEXT_PATTERN } from '../../contracts/primitives.js';
 import { type FieldError, KassaError, validationError } from '../errors/error-catalogue.js';
 import type { Merchant } from '../merchants/merchant.js';
 import { checkCurrency } from '../merchants/merchant-service.js';
@@ -75,6 +76,11 @@ export interface SurchargeQuote {
   totalValue: number;
   currency: string;
 }
+
+// The merchant API's rule for text (contracts/primitives.ts TEXT_PATTERN), so a typed cardholder name cannot carry
+// control characters or bidi overrides the API would refuse in the same field. `u` as Ajv compiles it: a surrogate
+// pair is one code point, only lone surrogates match the class.
+const PRINTABLE_TEXT = new RegExp(TEXT_PATTERN, 'u');
 
 /**
  * Hosted forms and the hosted payment page (spec §1.4, §1.8): creating hosted payments and sessions, and the card
@@ -190,7 +196,9 @@ export class HostedPaymentService {
 
   /**
    * Checks a card typed on the card step and prices it: Luhn, expiry, brand (errors name the form field), then the
-   * surcharge decision, stored on the still-PENDING payment with the card summary (never the number or CVC). The one
+   * surcharge decision, stored on the still-PENDING payment with the card summary (never the number or CVC). The
+   * cardholder name is at most 45 characters (`too_long`) of the API's printable text (`invalid_characters`:
+   * contracts/primitives.ts TEXT_PATTERN, no controls, lone surrogates or bidi controls). The one
    * place a hosted card is normalised (spaces and dashes dropped, name trimmed) and validated; its BIN is looked up
    * once. The card is vaulted here, once, for as long as the card step's link and the 3-D Secure pages after it may
    * take (HOSTED_LINK_TTL_SECONDS + the 3-D Secure link lifetime); every end of the payment deletes it earlier.
@@ -218,8 +226,11 @@ export class HostedPaymentService {
     if (expiry) errors.push({ field: 'expiry', message: expiry === 'INVALID' ? 'invalid_expiry' : 'expired' });
     const securityCode = card.securityCode?.trim() ?? '';
     if (!/^\d{3,4}$/.test(securityCode)) errors.push({ field: 'securityCode', message: 'invalid_security_code' });
-    if (card.cardholderName !== undefined && card.cardholderName.trim().length > 45) {
+    const typedName = card.cardholderName?.trim();
+    if (typedName !== undefined && typedName.length > 45) {
       errors.push({ field: 'cardholderName', message: 'too_long' });
+    } else if (typedName !== undefined && !PRINTABLE_TEXT.test(typedName)) {
+      errors.push({ field: 'cardholderName', message: 'invalid_characters' });
     }
     if (errors.length > 0 || !brand) return { ok: false, errors };
 
