@@ -19,7 +19,12 @@ import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
 import { AUTH_FAILURE_LIMIT, AuthFailureLimit } from './http/auth/failure-limit.js';
-import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
+import {
+  clientErrorProblem,
+  depthLimitedJsonParser,
+  refuseNulCharacters,
+  roundComputedAmounts,
+} from './http/hostile-input.js';
 import { authenticateFirst } from './http/plugins/auth-first.js';
 import { strictDocsCsp } from './http/plugins/docs-csp.js';
 import { IdempotentReplies } from './http/plugins/idempotency.js';
@@ -469,6 +474,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       async (api) => {
         // Authentication first (before the body is parsed or validated): 401 before any 400 or 415.
         api.addHook('onRoute', authenticateFirst(auth, lookupAuth));
+        api.addHook('preValidation', roundComputedAmounts);
         await api.register(paymentRoutes, {
           payments: services.payments,
           hosted: services.hosted,

@@ -25,15 +25,34 @@ export const MAX_AMOUNT_MINOR = 99_999_999_999;
 
 /**
  * A request amount in minor units: a JSON integer, or a string of digits (the Axepta PHP library sends `"1234"`;
- * wire §2). Zero is refused: a payment or follow-up of nothing is a mistake.
+ * wire §2). Zero is refused: a payment or follow-up of nothing is a mistake. A JSON number that binary floating point
+ * made of a whole number is that number ({@link wholeMinorUnits}; the merchant API rounds it before validation).
  */
 export const AmountValue = Type.Union(
   [
     Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_MINOR }),
     Type.String({ pattern: '^0*[1-9][0-9]{0,10}$', description: 'digits only' }),
   ],
-  { description: 'ISO 4217 minor units: an integer, or a string of digits' },
+  {
+    description:
+      'ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number ' +
+      "(1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused",
+  },
 );
+
+/**
+ * The whole number of minor units a JSON number stands for when binary floating point computed it, or undefined
+ * when it is a real fraction of a minor unit (12.5). The Axepta Magento 2 plugin sends `amount.value` as
+ * `$grandTotal * 100`, which PHP's json_encode writes as 1998.9999999999998 for 19.99 (wire §2: nothing a real client
+ * sends may be refused). Within 1e-6 of a whole number, or 1e-14 of its size past 10^8 minor units, where one unit in
+ * the last place of a double is larger: far below any fraction a merchant could mean, far above the few units in the
+ * last place a computed total drifts by.
+ */
+export function wholeMinorUnits(value: number): number | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  const whole = Math.round(value);
+  return Math.abs(value - whole) <= Math.max(1e-6, Math.abs(whole) * 1e-14) ? whole : undefined;
+}
 
 /** Minor units (integer, zero allowed): the informational totals of wire §2. */
 export const Minor = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_MINOR, description: 'ISO 4217 minor units' });

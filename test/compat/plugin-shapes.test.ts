@@ -65,6 +65,50 @@ describe.each(DIALECTS)('compat: what the Axepta shop plugins send (%s)', (diale
     expect([...statuses]).toEqual([200]);
   });
 
+  // Magento 2: Helper/Data.php `$quote->getGrandTotal() * 100`, Model/Method/Axepta.php `$amount * 100` for captures
+  // and refunds, Observer/OrderCancel.php for reversals; PHP's json_encode writes 19.99 * 100 as 1998.9999999999998.
+  it('Magento’s computed amounts (19.99 * 100 = 1998.9999999999998) are the whole minor units they stand for', async () => {
+    const created = await t.call('POST', '/api/v2/payments/sessions', {
+      auth: m,
+      json: { transId: transId(), amount: { value: 19.99 * 100, currency: 'EUR' }, urls: URLS },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.amount).toEqual({ value: 1999, currency: 'EUR' });
+    const payment = await t.call('POST', '/api/v2/payments', {
+      auth: m,
+      json: directPayment(testPan('40000000', '1000'), {
+        amount: { value: 19.99 * 100, currency: 'EUR' },
+        captureMethod: { type: 'MANUAL' },
+      }),
+    });
+    expect(payment.status).toBe(201);
+    expect(payment.body.amount.value).toBe(1999);
+    const capture = await t.call('POST', `/api/v2/payments/${payment.body.payId}/captures`, {
+      auth: m,
+      json: { transId: payment.body.transId, amount: { value: 19.99 * 100, currency: 'EUR' }, finishAuth: 'Y' },
+    });
+    expect(capture.status).toBe(201);
+    expect(capture.body).toMatchObject({ status: 'OK', amount: { value: 1999, currency: 'EUR' } });
+    const refund = await t.call('POST', `/api/v2/payments/${payment.body.payId}/refunds`, {
+      auth: m,
+      json: { transId: payment.body.transId, amount: { value: 0.29 * 100, currency: 'EUR' } },
+    });
+    expect(refund.status).toBe(201);
+    expect(refund.body).toMatchObject({ status: 'OK', amount: { value: 29, currency: 'EUR' } });
+  });
+
+  it('a real fraction of a minor unit is still refused, naming amount.value, and nothing is stored', async () => {
+    const id = transId();
+    const res = await t.call('POST', '/api/v2/payments', {
+      auth: m,
+      json: directPayment(testPan('40000000', '1000'), { transId: id, amount: { value: 1998.5, currency: 'EUR' } }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'amount.value', message: 'must be integer or string' }]);
+    const rows = await t.database.db.kysely.selectFrom('payment').select('pay_id').where('trans_id', '=', id).execute();
+    expect(rows).toEqual([]);
+  });
+
   it('a session takes the empty country too', async () => {
     const res = await t.call('POST', '/api/v2/payments/sessions', {
       auth: m,
