@@ -70,8 +70,14 @@ export const Language = Type.String({
   description: 'ISO 639-1 code or BCP 47 tag, any case',
 });
 
-/** `metadata`: string values, echoed unchanged (empty strings occur). */
-export const Metadata = Type.Record(Type.String({ maxLength: 64 }), Text(1024), { maxProperties: 50 });
+/**
+ * `metadata`: string values, echoed unchanged (empty strings occur). Keys are text as values are, at most 64
+ * characters (`propertyNames`: a Record's key schema alone would not be checked).
+ */
+export const Metadata = Type.Record(Type.String(), Text(1024), {
+  maxProperties: 50,
+  propertyNames: { type: 'string', maxLength: 64, pattern: TEXT_PATTERN },
+});
 
 /** RFC 3339 date-time. */
 export const DateTime = Type.String({ format: 'date-time' });

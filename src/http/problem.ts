@@ -72,6 +72,8 @@ interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set when the error is about an object's key (a `propertyNames` schema), not its value. */
+  propertyName?: string;
 }
 
 /** The digits-only string form of `amount.value` (contracts/primitives.ts AmountValue). */
@@ -107,6 +109,8 @@ export function fieldErrorsOfValidation(errors: AjvError[], context: string): Fi
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const e of withoutAnyOfNoise(errors)) {
+    // "property name must be valid" sums up the key's own error, which carries `propertyName` and says why.
+    if (e.keyword === 'propertyNames') continue;
     const base = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const extra = (e.params.missingProperty ?? e.params.additionalProperty) as string | undefined;
     const field = [PREFIXED.has(context) ? context : '', base, extra ?? ''].filter(Boolean).join('.') || context;
@@ -118,6 +122,7 @@ export function fieldErrorsOfValidation(errors: AjvError[], context: string): Fi
     } else if (e.keyword === 'pattern' && e.params.pattern === AMOUNT_DIGITS_PATTERN) {
       message = 'must be a string of digits, at least 1 and at most 99999999999';
     } else if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    if (e.propertyName !== undefined) message = `a key ${message}`;
     const key = `${field}|${message}`;
     if (!seen.has(key)) {
       seen.add(key);

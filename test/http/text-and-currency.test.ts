@@ -49,6 +49,33 @@ describe.each(DIALECTS)('text and currency rules (%s)', (dialect) => {
     expect(fieldsOf(answer)).toEqual(['paymentMethods.card.cardHolderName']);
   });
 
+  it.each([
+    ['a right-to-left override', '\u202E'],
+    ['a lone surrogate', '\uD800'],
+    ['a C0 control', 'a\u0001'],
+    ['an ANSI escape', '\u001B[31m'],
+    ['65 characters', 'k'.repeat(65)],
+  ])('a metadata key with %s: 400 naming metadata, nothing stored; a value likewise', async (_name, key) => {
+    const body = directPayment(testPan('40000000', '1000'), { metadata: { [key]: 'x' } });
+    const answer = await pay(body);
+    expect(answer.status).toBe(400);
+    expect(fieldsOf(answer)).toEqual(['metadata']);
+    expect(answer.body.errors[0].message).toMatch(/^a key must /);
+    const rows = await t.database.db.kysely
+      .selectFrom('payment')
+      .select('pay_id')
+      .where('trans_id', '=', String(body.transId))
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('metadata keys of printable text up to 64 characters, empty values too, are taken and echoed', async () => {
+    const metadata = { ['k'.repeat(64)]: '', 'order-😀': 'x', 'Ordre nº': 'y' };
+    const answer = await pay(directPayment(testPan('40000000', '1000'), { metadata }));
+    expect(answer.status).toBe(201);
+    expect(answer.body.metadata).toEqual(metadata);
+  });
+
   it('text outside the BMP (a surrogate pair) is fine', async () => {
     const answer = await pay(directPayment(testPan('40000000', '1000'), { refNr: 'order-😀-1' }));
     expect(answer.status).toBe(201);
