@@ -119,6 +119,10 @@ describe.each(DIALECTS)('compat: wire shapes at the edges (%s)', (dialect) => {
     ['another curve', () => ({ ...p256(), crv: 'P-384' })],
     ['a numeric coordinate', () => ({ ...p256(), x: 12 })],
     ['the private key (d)', () => p256Private()],
+    // Security: ECDH with a point off the curve is undefined (and the way into invalid-curve attacks), RFC 7518 §6.2.1.
+    ['the base point with y + 1 (off the curve)', () => offCurveP256()],
+    ['the all-zero point', () => ({ ...p256(), x: 'A'.repeat(43), y: 'A'.repeat(43) })],
+    ['a point whose x is the field prime p', () => ({ ...p256(), x: P256_PRIME_BASE64URL })],
   ])('an app payment whose sdkEphemPubKey is %s: 400 naming it, nothing stored', async (_name, key) => {
     const body = directPayment(
       testPan('40000000', '1000'),
@@ -227,6 +231,19 @@ function p256(): Record<string, unknown> {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   return publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
 }
+
+/**
+ * The P-256 base point G with y + 1 (FIPS 186-4 D.1.2.3): the shape of a public key, its point off the curve. The
+ * field prime p as x: a coordinate of the right length, outside the field.
+ */
+const hex64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64url');
+const offCurveP256 = () => ({
+  kty: 'EC',
+  crv: 'P-256',
+  x: hex64('6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296'),
+  y: hex64('4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f6'),
+});
+const P256_PRIME_BASE64URL = hex64('ffffffff00000001000000000000000000000000ffffffffffffffffffffffff');
 
 /** A private P-256 JWK (`d` included): what an SDK must never send. */
 function p256Private(): Record<string, unknown> {

@@ -11,6 +11,7 @@ import { isCurrencyWithMinorUnits } from '../merchants/merchant-service.js';
 import { checkMerchantUrl } from '../merchants/merchant-url.js';
 import type { Clock } from '../ports/clock.js';
 import { isHexId } from '../ports/id-generator.js';
+import { sdkEphemPubKeyProblem } from '../threeds/sdk-ephem-pub-key.js';
 import { authenticateAndAuthorize, authorizeAtAcquirer } from './authorize-payment.js';
 import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
 import { delayedCaptureProblem } from './delayed-capture.js';
@@ -25,7 +26,8 @@ import { browserRedirectOf, startBrowserAuthentication } from './three-ds-browse
 /**
  * Creates a DIRECT (server-to-server) card payment: 3-D Secure as 3DS Server, then authorization.
  * A decline is a FAILED payment, not an error.
- * @throws KassaError VALIDATION_FAILED (card, amount, urls), CARD_BRAND_NOT_SUPPORTED, TRANS_ID_IN_USE.
+ * @throws KassaError VALIDATION_FAILED (card, amount, urls, an SDK key off its curve), CARD_BRAND_NOT_SUPPORTED,
+ * TRANS_ID_IN_USE.
  */
 export async function createDirectPayment(
   deps: PaymentServiceDeps,
@@ -120,7 +122,7 @@ async function withRedirect(deps: PaymentServiceDeps, payment: Payment): Promise
   return redirectHref === undefined ? payment : { ...payment, redirectHref };
 }
 
-/** Rules beyond the request schema: currency, card number, expiry, URLs (DESIGN.md §4). */
+/** Rules beyond the request schema: currency, card number, expiry, URLs (DESIGN.md §4), the SDK's key on its curve. */
 function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentCommand, plan: StoredCredentialPlan): void {
   const errors: FieldError[] = [];
   if (!isCurrencyWithMinorUnits(cmd.amount.currency)) {
@@ -147,6 +149,11 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
   }
   if (cmd.channel === 'APP' && !cmd.sdkInfo) {
     errors.push({ field: 'paymentMethods.card.threeDsPolicy.sdkInfo', message: 'is required when channel is APP' });
+  }
+  // Checked here, before the payment is stored, rather than where the AReq is built (after the insert).
+  const keyProblem = cmd.sdkInfo && sdkEphemPubKeyProblem(cmd.sdkInfo.sdkEphemPubKey);
+  if (keyProblem) {
+    errors.push({ field: 'paymentMethods.card.threeDsPolicy.sdkInfo.sdkEphemPubKey', message: keyProblem });
   }
   const merchantInitiated = (plan.kind === 'SUBSEQUENT' && plan.use === 'MIT') || plan.kind === 'UNUSABLE';
   if (

@@ -43,73 +43,119 @@ export function redactQuery(url: string): string {
  * `text` with every card number in it masked: its first 6 and last 4 digits kept, the others each replaced by `*`
  * (PCI DSS 3.4.1: BIN and last four digits at most are shown; Kassa keeps no more of a card either, see summarizeCard).
  * A card number is 13 to 19 digits (the card brands' lengths; ISO/IEC 7812-1 allows up to 19) that pass the Luhn
- * check, written as one run (not part of a longer one) or in groups joined by single spaces or hyphens
- * (`4000 0000 0001 0076`), also percent-encoded (`%20`, `%34`): a text holding `%` is decoded first, and logged
- * decoded when a card number was masked in it. Digits failing the Luhn check (most ids, Kassa's pseudo card numbers)
- * are kept as they are. Loops rather than regexes: 0.05–0.15 µs per URL without a card number (it runs on every
- * logged request).
+ * check, written as one run (not part of a longer one) or in groups joined by runs of separators: spaces, no-break
+ * spaces, `.`, `-`, `_`, `/`, `+` (`4000 0000 0001 0076`, `4000--0000--0001--0076`, `4000/0000/0001/0076`), also
+ * percent-encoded (`%20`, `%C2%A0`, `%34`) and double-encoded (`%2520`): a text holding `%` is decoded first (up to
+ * MAX_DECODINGS times; a malformed escape is left as it is, the rest decoded), and logged decoded when a card number
+ * was masked in it. Only whole groups make up a card number (`12/4000000000010076`: the 16 digits, or all 18 when
+ * those pass the Luhn check). When card numbers overlap (share a group), their union is masked as one, so no more
+ * than the first 6 and last 4 digits of any of them are shown. Digits failing the Luhn check (most ids, dates,
+ * timestamps, Kassa's pseudo card numbers) are kept as they are. Loops (and, for escapes, one regex that cannot
+ * backtrack), linear in the length of `text`, as at most 19 groups are tried from each: 0.05–0.15 µs per URL without a
+ * card number or `%`, under 1 ms for 2,000 characters of digits and separators (it runs on every logged request).
  */
 export function maskCardNumbers(text: string): string {
   const decoded = text.includes('%') ? decodedOrAsIs(text) : text;
-  const masked = maskGrouped(maskRuns(decoded));
+  const masked = maskGroupedDigits(decoded);
   return masked === decoded ? text : masked;
 }
 
+/** Percent-decodings applied at most: one for the URL, more for a URL encoded twice or three times. */
+const MAX_DECODINGS = 3;
+
+/** A run of percent escapes, decoded together (a UTF-8 character such as NBSP, `%C2%A0`, takes two). */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
 function decodedOrAsIs(text: string): string {
+  let decoded = text;
+  for (let i = 0; i < MAX_DECODINGS && decoded.includes('%'); i++) {
+    const next = decoded.replace(ESCAPES, decodeEscapes);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded;
+}
+
+/** A run of escapes decoded; when it is not UTF-8, its ASCII escapes decoded and the others kept as written. */
+function decodeEscapes(escapes: string): string {
   try {
-    return decodeURIComponent(text);
+    return decodeURIComponent(escapes);
   } catch {
-    return text; // a malformed escape: the text as sent, digits and all, is still scanned
-  }
-}
-
-/** Card numbers written as one run of digits. */
-function maskRuns(text: string): string {
-  let masked = '';
-  let copied = 0;
-  for (let start = 0; start < text.length; start++) {
-    if (!isDigit(text.charCodeAt(start))) continue;
-    let end = start + 1;
-    while (end < text.length && isDigit(text.charCodeAt(end))) end++;
-    const run = end - start >= 13 && end - start <= 19 ? text.slice(start, end) : undefined;
-    if (run !== undefined && passesLuhn(run)) {
-      masked += `${text.slice(copied, start)}${maskDigits(run)}`;
-      copied = end;
+    let out = '';
+    for (let i = 0; i < escapes.length; i += 3) {
+      const code = Number.parseInt(escapes.slice(i + 1, i + 3), 16);
+      out += code < 0x80 ? String.fromCharCode(code) : escapes.slice(i, i + 3);
     }
-    start = end;
+    return out;
   }
-  return copied === 0 ? text : masked + text.slice(copied);
 }
 
-/** Card numbers written in groups of digits joined by single spaces or hyphens. */
-function maskGrouped(text: string): string {
+/** Card numbers written as one run of digits or as groups of digits joined by runs of separators. */
+function maskGroupedDigits(text: string): string {
   let masked = '';
   let copied = 0;
-  for (let start = 0; start < text.length; start++) {
-    if (!isDigit(text.charCodeAt(start))) continue;
-    let end = start + 1;
-    let digits = 1;
-    let groups = 1;
+  let position = 0;
+  while (position < text.length) {
+    if (!isDigit(text.charCodeAt(position))) {
+      position++;
+      continue;
+    }
+    // A chain: digit runs (groups) joined by separator runs, as long as it goes.
+    const chain: Chain = { starts: [], ends: [], digits: '', offsets: [0] };
+    let end = position;
     for (;;) {
-      while (end < text.length && isDigit(text.charCodeAt(end))) {
-        end++;
-        digits++;
-      }
-      const separator = text.charCodeAt(end);
-      if ((separator !== 0x20 && separator !== 0x2d) || !isDigit(text.charCodeAt(end + 1))) break;
-      end++;
-      groups++;
+      const start = end;
+      while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+      chain.starts.push(start);
+      chain.ends.push(end);
+      chain.digits += text.slice(start, end);
+      chain.offsets.push(chain.digits.length);
+      let next = end;
+      while (next < text.length && isSeparator(text.charCodeAt(next))) next++;
+      if (next === end || !isDigit(text.charCodeAt(next))) break;
+      end = next;
     }
-    if (groups > 1 && digits >= 13 && digits <= 19) {
-      const written = text.slice(start, end);
-      if (passesLuhn(written.replace(/[ -]/g, ''))) {
-        masked += `${text.slice(copied, start)}${maskDigits(written)}`;
-        copied = end;
-      }
+    for (const [first, last] of cardNumberSpans(chain)) {
+      const from = chain.starts[first] ?? 0;
+      const to = chain.ends[last] ?? 0;
+      masked += `${text.slice(copied, from)}${maskDigits(text.slice(from, to))}`;
+      copied = to;
     }
-    start = end;
+    position = end;
   }
   return copied === 0 ? text : masked + text.slice(copied);
+}
+
+/**
+ * Digit groups joined by separators: where each starts and ends in the text, their digits one after the other, and
+ * where each group's digits start in those (`offsets[i]`; `offsets[groups]` is the digits' length).
+ */
+interface Chain {
+  starts: number[];
+  ends: number[];
+  digits: string;
+  offsets: number[];
+}
+
+/**
+ * The spans of a chain's groups (first and last group index) to mask: every sequence of whole groups holding 13–19
+ * digits that pass the Luhn check, overlapping ones merged. At most 19 groups are tried from each (a group has a digit).
+ */
+function cardNumberSpans(chain: Chain): [number, number][] {
+  const spans: [number, number][] = [];
+  const groups = chain.starts.length;
+  for (let first = 0; first < groups; first++) {
+    const from = chain.offsets[first] ?? 0;
+    for (let last = first; last < groups; last++) {
+      const length = (chain.offsets[last + 1] ?? 0) - from;
+      if (length > 19) break;
+      if (length < 13 || !passesLuhn(chain.digits.slice(from, from + length))) continue;
+      const previous = spans.at(-1);
+      if (previous !== undefined && first <= previous[1]) previous[1] = Math.max(previous[1], last);
+      else spans.push([first, last]);
+    }
+  }
+  return spans;
 }
 
 /** `written` (a card number, its separators kept) with every digit but the first 6 and the last 4 replaced by `*`. */
@@ -129,6 +175,10 @@ function maskDigits(written: string): string {
 }
 
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
+
+/** Space, no-break space (U+00A0), `.`, `-`, `_`, `/`, `+`: what joins the digit groups of a card number typed or pasted. */
+const isSeparator = (code: number): boolean =>
+  code === 0x20 || code === 0xa0 || code === 0x2e || code === 0x2d || code === 0x5f || code === 0x2f || code === 0x2b;
 
 /**
  * Pino serializer of `req` (Fastify's own shape: method, url, host, remote address and port), URL redacted
