@@ -23,7 +23,7 @@ import { Layout } from './pages/layout.js';
 import { MessagePage } from './pages/message-page.js';
 import { ReviewPage } from './pages/review-page.js';
 import type { SaveCardPurpose } from './pages/stored-card-disclosure.js';
-import { newNonce, sendPage } from './render.js';
+import { merchantOrigins, newNonce, sendPage } from './render.js';
 
 export interface HostedPagesOptions {
   hosted: HostedPaymentService;
@@ -41,30 +41,6 @@ const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
 /** How long a page of a payment whose Pay is being handled elsewhere waits for its next step, ms (`movedOn`). */
 const CONFIRMING_WAIT_MS = 5_000;
-
-/**
- * A CSP-safe http(s) origin: scheme, host name (letters, digits, `.`, `-`, `_`; or a bracketed IPv6 address) and port
- * only. A URL the API took (`format: uri`) may parse to a host holding `;` or a space, which would end the directive
- * and start another in the header.
- */
-const CSP_SAFE_ORIGIN = /^https?:\/\/(?:[a-z0-9._-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
-
-/**
- * The origins of the merchant's `urls.return` and `urls.cancel`: where a page's cancel and confirm forms end, through
- * Kassa's 303 (paygate-v2-wire.md §6). Chromium applies the CSP's `form-action` to a form's redirects too; without
- * them the browser stops at Kassa (net::ERR_ABORTED) instead of going back to the shop.
- */
-export function returnFormActions(urls: { return?: string; cancel?: string } | undefined): string[] {
-  const origins = [urls?.return, urls?.cancel].flatMap((url) => {
-    try {
-      const origin = url === undefined ? undefined : new URL(url).origin;
-      return origin !== undefined && CSP_SAFE_ORIGIN.test(origin) ? [origin] : [];
-    } catch {
-      return [];
-    }
-  });
-  return [...new Set(origins)];
-}
 
 /** The session status behind an error that ends a session's checkout, if `code` is one. */
 function sessionEndedBy(code: string): 'EXPIRED' | 'COMPLETED' | 'FAILED' | undefined {
@@ -138,7 +114,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
   ) => {
     const nonce = newNonce();
     const logoOrigin = merchant?.texts.logoOrigin;
-    const formAction = returnFormActions(merchant?.urls);
+    const formAction = merchantOrigins(merchant?.urls);
     return sendPage(
       reply,
       <Layout lang={lang} title={title} nonce={nonce} script={script}>
@@ -149,7 +125,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       {
         connectSelf: true,
         ...(logoOrigin !== undefined && { imgSrc: [logoOrigin] }),
-        ...(formAction.length > 0 && { formAction }),
+        ...(formAction.length > 0 && { formAction, framedBy: formAction }),
       },
       status,
     );

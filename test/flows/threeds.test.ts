@@ -301,8 +301,10 @@ describe.each(DIALECTS)('3-D Secure flows end to end over HTTPS (%s)', (dialect)
     const b = await client.get(created.body._links.redirect.href);
     const csp = a.headers.get('content-security-policy') ?? '';
     expect(csp).toMatch(
-      /^default-src 'none'; script-src 'nonce-[\w+/=]+'; style-src 'nonce-[\w+/=]+'; form-action 'self' https:\/\/127\.0\.0\.1:\d+; frame-ancestors 'none'; base-uri 'none'$/,
+      /^default-src 'none'; script-src 'nonce-[\w+/=]+'; style-src 'nonce-[\w+/=]+'; form-action 'self' https:\/\/127\.0\.0\.1:\d+; frame-ancestors 'self' https:\/\/shop\.example; base-uri 'none'$/,
     );
+    // Framed by the merchant's own site (its urls: a shop plugin's iframe mode) and no other: CSP, not X-Frame-Options.
+    expect(a.headers.get('x-frame-options')).toBeNull();
     expect(csp).not.toBe(b.headers.get('content-security-policy'));
     expect(a.headers.get('referrer-policy')).toBe('no-referrer');
     expect(a.headers.get('cache-control')).toBe('no-store');

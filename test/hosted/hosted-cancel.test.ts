@@ -6,11 +6,11 @@
  */
 import { renderToString } from 'preact-render-to-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { returnFormActions } from '../../src/hosted/hosted-pages.route.js';
 import { LANGUAGES, MESSAGES } from '../../src/hosted/i18n.js';
 import { CardStepPage } from '../../src/hosted/pages/card-step-page.js';
 import { CheckoutPage } from '../../src/hosted/pages/checkout-page.js';
 import { ReviewPage } from '../../src/hosted/pages/review-page.js';
+import { merchantOrigins } from '../../src/hosted/render.js';
 import { DIALECTS } from '../helpers/dialects.js';
 import { FormClient, formWithAction } from '../helpers/form-client.js';
 import { outboxEvents } from '../helpers/outbox.js';
@@ -79,7 +79,7 @@ describe('the cancel control is on every waiting step, labelled in every languag
 
 // The origins a hosted page's CSP lets its forms end at (form-action): the merchant's return and cancel URLs, reduced
 // to scheme, host and port, and only when nothing in them could end the directive and start another.
-describe('returnFormActions: CSP form-action origins of the merchant URLs', () => {
+describe('merchantOrigins: CSP form-action origins of the merchant URLs', () => {
   it.each([
     [{ return: 'https://shop.example/ok?x=1', cancel: 'https://shop.example/ko' }, ['https://shop.example']],
     [
@@ -92,7 +92,7 @@ describe('returnFormActions: CSP form-action origins of the merchant URLs', () =
     [{ return: 'not a url' }, []],
     [undefined, []],
   ])('%j → %j', (urls, origins) => {
-    expect(returnFormActions(urls)).toEqual(origins);
+    expect(merchantOrigins(urls)).toEqual(origins);
   });
 });
 

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ThreeDSBrowserStep } from '../../domain/payments/three-ds-browser-steps.js';
 import { pickLanguage } from '../i18n.js';
-import { newNonce, originOf, sendPage } from '../render.js';
+import { merchantOrigins, newNonce, originOf, sendPage } from '../render.js';
 import { THREE_DS_PATHS } from './three-ds-links.js';
 import {
   ChallengeRedirectPage,
@@ -46,9 +46,10 @@ export function sendThreeDSStep(request: FastifyRequest, reply: FastifyReply, st
     step.kind === 'INVALID_LINK' ? undefined : step.payment.language,
     request.headers['accept-language'],
   );
+  if (step.kind === 'INVALID_LINK') return sendPage(reply, InvalidLinkPage({ nonce, lang }), nonce, {}, 404);
+  // The shop's iframe mode shows these pages in its checkout too (render.ts PagePolicy.framedBy).
+  const framedBy = merchantOrigins(step.payment.urls);
   switch (step.kind) {
-    case 'INVALID_LINK':
-      return sendPage(reply, InvalidLinkPage({ nonce, lang }), nonce, {}, 404);
     case 'METHOD': {
       const origin = originOf(step.threeDSMethodURL);
       const acs = origin === undefined ? [] : [origin];
@@ -63,13 +64,14 @@ export function sendThreeDSStep(request: FastifyRequest, reply: FastifyReply, st
           timeoutMs: step.timeoutMs,
         }),
         nonce,
-        { formAction: acs, frameSrc: acs },
+        { formAction: acs, frameSrc: acs, framedBy },
       );
     }
     case 'CHALLENGE': {
       const origin = originOf(step.acsURL);
       return sendPage(reply, ChallengeRedirectPage({ nonce, lang, acsURL: step.acsURL, creq: step.creq }), nonce, {
         formAction: origin === undefined ? [] : [origin],
+        framedBy,
       });
     }
     case 'WAITING':
@@ -78,11 +80,11 @@ export function sendThreeDSStep(request: FastifyRequest, reply: FastifyReply, st
         reply,
         WaitingPage({ nonce, lang, retryUrl: step.retryUrl, cardholderInfo: step.cardholderInfo }),
         nonce,
-        { connectSelf: true },
+        { connectSelf: true, framedBy },
       );
     case 'FINISHED': {
       const succeeded = step.payment.status === 'AUTHORIZED' || step.payment.status === 'OK';
-      return sendPage(reply, FinishedPage({ nonce, lang, succeeded, returnUrl: step.returnUrl }), nonce);
+      return sendPage(reply, FinishedPage({ nonce, lang, succeeded, returnUrl: step.returnUrl }), nonce, { framedBy });
     }
   }
 }
@@ -107,7 +109,9 @@ export async function threeDSPageRoutes(app: FastifyInstance, opts: ThreeDSPageR
       reply,
       MethodNotificationPage({ nonce, lang: pickLanguage(undefined, request.headers['accept-language']) }),
       nonce,
-      { framedBySelf: true },
+      // Framed by Kassa's method page, which a shop's iframe may hold (frame-ancestors checks every ancestor). Any
+      // ancestor: the page has nothing to click, and its one message goes to Kassa's own origin only.
+      { framedBy: ['*'] },
     );
   });
 

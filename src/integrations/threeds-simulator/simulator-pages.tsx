@@ -69,7 +69,9 @@ function AcsLayout(props: {
 
 /**
  * Sends a simulated ACS page with a strict CSP: nothing but the nonce'd inline script and style, forms only to
- * `formAction` origins, framed only by the ACS's own origin.
+ * `formAction` origins. Framed by any site, as a real ACS's pages are: in the EMV 3DS browser flow the 3DS Requestor's
+ * page POSTs the CReq into an iframe of its own (and the 3DS Method runs in a hidden one), wherever the checkout is —
+ * on Kassa or inside a shop's iframe of Kassa's pages.
  */
 function send(
   reply: FastifyReply,
@@ -83,8 +85,9 @@ function send(
     .header(
       'content-security-policy',
       `default-src 'none'; script-src 'nonce-${n}'; style-src 'nonce-${n}'; ` +
-        `form-action ${formAction}; base-uri 'none'; frame-ancestors 'self'`,
+        `form-action ${formAction}; base-uri 'none'; frame-ancestors *`,
     )
+    .removeHeader('x-frame-options')
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .type('text/html; charset=utf-8')
