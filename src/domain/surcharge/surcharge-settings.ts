@@ -103,6 +103,10 @@ export function feeRuleErrors(rule: unknown, path: string): FieldError[] {
   if (r.percentageBps === undefined && r.fixed === undefined) {
     errors.push({ field: at('percentageBps'), message: FEE_MISSING_MESSAGE });
   }
+  // A cap below the fixed part would make every fee the cap: a mistake in the rule, not a fee anyone meant.
+  if (errors.length === 0 && typeof r.fixed === 'number' && typeof r.max === 'number' && r.max < r.fixed) {
+    errors.push({ field: at('max'), message: `must be at least fixed (${r.fixed})` });
+  }
   return errors;
 }
 

@@ -156,6 +156,11 @@ describe('SurchargeSettingsService', () => {
     ['a negative fixed fee', [{ brand: 'VISA', reason: 'COMMERCIAL_CARD', fixed: -5 }], ['rules.0.fixed']],
     ['a cap of 0', [{ brand: 'VISA', reason: 'COMMERCIAL_CARD', percentageBps: 100, max: 0 }], ['rules.0.max']],
     [
+      'a cap below the fixed fee (every fee would be the cap)',
+      [{ brand: 'VISA', reason: 'COMMERCIAL_CARD', fixed: 500, max: 100 }],
+      ['rules.0.max'],
+    ],
+    [
       'neither percentageBps nor fixed',
       [{ brand: 'VISA', reason: 'COMMERCIAL_CARD', max: 100 }],
       ['rules.0.percentageBps'],
@@ -181,6 +186,14 @@ describe('SurchargeSettingsService', () => {
       expect(repo.audit).toEqual([]);
     },
   );
+
+  it('a cap equal to the fixed fee, or above it with a percentage, is allowed', async () => {
+    const rules: FeeRule[] = [
+      { brand: 'VISA', reason: 'COMMERCIAL_CARD', fixed: 100, max: 100 },
+      { brand: 'MASTERCARD', reason: 'COMMERCIAL_CARD', percentageBps: 180, fixed: 50, max: 500 },
+    ];
+    await expect(service.enable('shop', rules, 'alice')).resolves.toBeDefined();
+  });
 
   it('a brand rule and a * rule for the same reason are both allowed', async () => {
     const star: FeeRule = { brand: '*', reason: 'COMMERCIAL_CARD', percentageBps: 250 };
