@@ -6,6 +6,7 @@ import { wholeMinorUnits } from '../contracts/primitives.js';
 import { ERROR_CATALOGUE, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
 import { duplicateMemberPath, nonUtf8Charset } from './plugins/json-body.js';
 import { httpStatusOf, PROBLEM_JSON, problemType, responseCodeOfStatus, sendProblem } from './problem.js';
+import { oauthError, TOKEN_PATH } from './routes/oauth-token.route.js';
 
 /** The first string inside `value` holding U+0000, as a dotted path (iterative: bodies may nest deeply). */
 function nulPath(value: unknown, root: string): string | undefined {
@@ -36,9 +37,14 @@ export function refuseNulCharacters(request: FastifyRequest, reply: FastifyReply
     done();
     return;
   }
-  const errors: FieldError[] = [{ field: field || 'body', message: 'must not contain NUL characters' }];
   // Answered: the request goes no further (a callback hook that sends does not call done).
-  sendProblem(request, reply, 'VALIDATION_FAILED', 'text must not contain NUL characters', errors);
+  if (request.routeOptions.url === TOKEN_PATH) {
+    // The token endpoint answers in RFC 6749 §5.2's form, never problem+json.
+    oauthError(reply, 400, 'invalid_request', `${field || 'body'} must not contain NUL characters`);
+    return;
+  }
+  const errors: FieldError[] = [{ field: field || 'body', message: 'must not contain NUL characters' }];
+  sendProblem(request, reply, 'VALIDATION_FAILED', `${errors[0]?.field} must not contain NUL characters`, errors);
 }
 
 /** Deepest nesting of arrays and objects a JSON body may have; Kassa's deepest request shape is 4 levels. */

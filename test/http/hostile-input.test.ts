@@ -87,8 +87,23 @@ describe.each(DIALECTS)('hostile input reaching no route validation (%s)', (dial
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'transId', message: 'must not contain NUL characters' }]);
+    expect(res.body.detail).toBe('transId must not contain NUL characters');
     const rows = await t.database.db.kysely.selectFrom('payment').select('pay_id').execute();
     expect(rows).toEqual([]);
+  });
+
+  it('a NUL character in a token request is refused in RFC 6749 §5.2 form (invalid_request), not problem+json', async () => {
+    const res = await t.call('POST', '/authorization/oauth/token', {
+      body: 'grant_type=client_credentials&client_id=de%00mo&client_secret=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'client_id must not contain NUL characters',
+    });
   });
 
   it(`a body nested deeper than ${MAX_JSON_DEPTH} levels is refused with INVALID_JSON before anything walks it`, async () => {

@@ -19,8 +19,16 @@ type OAuthError =
   | 'temporarily_unavailable'
   | 'server_error';
 
+/** The token endpoint's path (spec §4.1). */
+export const TOKEN_PATH = '/authorization/oauth/token';
+
 /** RFC 6749 §5.2 error answer, never cached. */
-function oauthError(reply: FastifyReply, status: number, error: OAuthError | 'too_many_requests', description: string) {
+export function oauthError(
+  reply: FastifyReply,
+  status: number,
+  error: OAuthError | 'too_many_requests',
+  description: string,
+) {
   if (error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="kassa"');
   return reply
     .status(status)
@@ -82,7 +90,7 @@ export async function oauthTokenRoute(
   const perIp = app.createRateLimit({ max: opts.requestsPerMinute, timeWindow: '1 minute' });
 
   app.post(
-    '/authorization/oauth/token',
+    TOKEN_PATH,
     {
       schema: {
         summary: 'Obtain an access token (OAuth 2 client credentials)',
