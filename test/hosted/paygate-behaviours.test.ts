@@ -166,6 +166,25 @@ describe.each(DIALECTS)('Paygate request fields on the hosted and 3-D Secure pag
     expect(details.text).not.toContain('Jean');
   });
 
+  it('a prefilled cardholder name holding a card number is neither kept nor prefilled, as the number itself', async () => {
+    const pan = testPan('40000000', '1000');
+    const grouped = pan.replace(/(\d{4})(?=\d)/g, '$1 ');
+    const p = await createHosted(
+      { language: 'en' },
+      { prefillInfo: { cardholderName: grouped, expiryDate: '203011' } },
+    );
+    const page = await client.get(p._links.redirect.href);
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain(grouped);
+    expect(page.html).toMatch(/id="expiry"[^>]*value="11\/30"/);
+    const stored = await t.database.db.kysely
+      .selectFrom('payment')
+      .selectAll()
+      .where('pay_id', '=', p.payId)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(grouped);
+  });
+
   it('prefillInfo of a session prefills the card step of its payment', async () => {
     const s = await createSession({
       paymentMethods: { card: { prefillInfo: { cardholderName: 'Maija Meikäläinen', expiryDate: '202907' } } },

@@ -43,6 +43,34 @@ describe.each(DIALECTS)('text and currency rules (%s)', (dialect) => {
     expect(rows).toEqual([]);
   });
 
+  it.each([
+    ['whole', '4000000000010001'],
+    ['in groups', 'Ann Lee 4000 0000 0001 0001'],
+    ['with dots', '4000.0000.0001.0001'],
+  ])('cardHolderName holding a card number (%s): 400 naming the field, nothing stored', async (_name, name) => {
+    const transId = `pan-name-${Math.random().toString(36).slice(2)}`;
+    const answer = await pay(
+      withCard(directPayment(testPan('40000000', '1000'), { transId }), { cardHolderName: name }),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors).toEqual([
+      { field: 'paymentMethods.card.cardHolderName', message: 'must not hold a card number' },
+    ]);
+    const rows = await t.database.db.kysely
+      .selectFrom('payment')
+      .select('pay_id')
+      .where('trans_id', '=', transId)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('a name with digits that are no card number is taken (Luhn fails, or too few digits)', async () => {
+    for (const name of ['Ann Lee 3rd', 'Flat 12 4000 0000 0001 0002', 'ACME 2026-11-29']) {
+      const answer = await pay(withCard(directPayment(testPan('40000000', '1000')), { cardHolderName: name }));
+      expect(answer.status, name).toBe(201);
+    }
+  });
+
   it('cardHolderName with a bidi override: 400 naming the field', async () => {
     const answer = await pay(withCard(directPayment(testPan('40000000', '1000')), { cardHolderName: 'Ann \u202DX' }));
     expect(answer.status).toBe(400);

@@ -13,7 +13,7 @@ import type { Clock } from '../ports/clock.js';
 import { isHexId } from '../ports/id-generator.js';
 import { sdkEphemPubKeyProblem } from '../threeds/sdk-ephem-pub-key.js';
 import { authenticateAndAuthorize, authorizeAtAcquirer } from './authorize-payment.js';
-import { detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
+import { detectBrand, expiryProblem, holdsCardNumber, passesLuhn, summarizeCard } from './card-checks.js';
 import { delayedCaptureProblem } from './delayed-capture.js';
 import { insertPendingDirectPayment } from './insert-direct-payment.js';
 import type { Payment } from './payment.js';
@@ -140,6 +140,9 @@ function checkCommand(clock: Clock, merchant: Merchant, cmd: CreatePaymentComman
     } else if (expiry === 'EXPIRED') {
       errors.push({ field: 'paymentMethods.card.expiryDate', message: 'the card has expired' });
     }
+  }
+  if (cmd.card?.cardholderName !== undefined && holdsCardNumber(cmd.card.cardholderName)) {
+    errors.push({ field: 'paymentMethods.card.cardHolderName', message: 'must not hold a card number' });
   }
   if (cmd.browserAuthentication === 'REDIRECT' && deviceChannelOf(cmd.channel) !== 'BROWSER') {
     errors.push({

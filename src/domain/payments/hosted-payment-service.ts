@@ -13,7 +13,14 @@ import type { CheckoutSession, SessionStatus } from '../sessions/checkout-sessio
 import type { SurchargeDecision } from '../surcharge/decide-surcharge.js';
 import { type ConsentedCard, consentCovers, reviewDigest } from '../surcharge/surcharge-consent.js';
 import { authorizeAtAcquirer } from './authorize-payment.js';
-import { cardFingerprint, detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
+import {
+  cardFingerprint,
+  detectBrand,
+  expiryProblem,
+  holdsCardNumber,
+  passesLuhn,
+  summarizeCard,
+} from './card-checks.js';
 import { type CardTestingRefusal, type CardVelocityGuard, VELOCITY_LIMITED_CODE } from './card-testing.js';
 import {
   type CreateSessionCommand,
@@ -229,7 +236,7 @@ export class HostedPaymentService {
     const typedName = card.cardholderName?.trim();
     if (typedName !== undefined && typedName.length > 45) {
       errors.push({ field: 'cardholderName', message: 'too_long' });
-    } else if (typedName !== undefined && !PRINTABLE_TEXT.test(typedName)) {
+    } else if (typedName !== undefined && (!PRINTABLE_TEXT.test(typedName) || holdsCardNumber(typedName))) {
       errors.push({ field: 'cardholderName', message: 'invalid_characters' });
     }
     if (errors.length > 0 || !brand) return { ok: false, errors };

@@ -13,6 +13,7 @@ import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import { decideSurcharge, type SurchargeDecision } from '../surcharge/decide-surcharge.js';
+import { holdsCardNumber } from './card-checks.js';
 import type { HostedPrefill, HostedThreeDsPolicy, InformationalFields, Payment } from './payment.js';
 import { payIdFromUuid } from './payment.js';
 import type { CreatePaymentCommand } from './payment-request.js';
@@ -147,7 +148,7 @@ export function checkHostedCredentialOnFile(cof: CredentialOnFile | undefined, n
  * 3-D Secure policy the confirmation honours (`paymentMethods.card.threeDsPolicy`: challengePreference, skip,
  * exemption; Kassa's extensions for DIRECT calls are dropped) and the card step's prefill
  * (`paymentMethods.card.prefillInfo`: cardholder name and expiry only — the number and security code are never
- * stored, PCI DSS req. 3.3 and 3.5, so they are not prefilled).
+ * stored, PCI DSS req. 3.3 and 3.5, so they are not prefilled; nor is a name holding a card number, holdsCardNumber).
  */
 export function hostedInformational(
   informational: InformationalFields | undefined,
@@ -160,8 +161,9 @@ export function hostedInformational(
     ...(policy.exemption !== undefined && { exemption: policy.exemption }),
   };
   const expiry = prefillInfo?.expiryDate;
+  const name = prefillInfo?.cardholderName?.trim();
   const prefill: HostedPrefill = {
-    ...(prefillInfo?.cardholderName?.trim() && { cardholderName: prefillInfo.cardholderName.trim() }),
+    ...(name && !holdsCardNumber(name) && { cardholderName: name }),
     ...(expiry !== undefined && /^\d{6}$/.test(expiry) && { expiryDate: expiry }),
   };
   const card = {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cardFingerprint,
   detectBrand,
+  holdsCardNumber,
   isExpired,
   luhnCheckDigit,
   passesLuhn,
@@ -47,4 +48,24 @@ describe('card checks', () => {
     expect(cardFingerprint('4000000000010001', 'k1')).toBe(a);
     expect(cardFingerprint('4000000000010001', 'k2')).not.toBe(a);
   });
+});
+
+describe('holdsCardNumber: a name that holds a card number', () => {
+  it.each([
+    '4000000000010001',
+    '4000 0000 0001 0001',
+    '4000-0000-0001-0001',
+    '4000.0000.0001.0001',
+    'Ann Lee 4000 0000 0001 0001',
+    '5100 0000 0001 0009'.replace(/\d$/, String(luhnCheckDigit('510000000001000'))),
+  ])('%s: yes', (name) => {
+    expect(holdsCardNumber(name)).toBe(true);
+  });
+
+  it.each(['Ann Lee', 'Ann Lee 3rd', '4000 0000 0001 0002', 'ACME 2026-11-29', '1234 5678', 'Ann 123456789012'])(
+    '%s: no (no digits, too few, or Luhn fails)',
+    (name) => {
+      expect(holdsCardNumber(name)).toBe(false);
+    },
+  );
 });
