@@ -1,4 +1,5 @@
 import { connect } from 'node:tls';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directPayment, testPan } from '../helpers/cards.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
@@ -91,6 +92,27 @@ describe('edge hardening (issue 9)', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 415 /);
       expect(answer).toMatch(/content-type: application\/problem\+json/i);
       expect(answer).toContain('without Content-Type');
+    });
+
+    it('a body with a Content-Encoding Kassa does not decode gets 415 naming it (RFC 9110 §15.5.16); identity is fine', async () => {
+      const body = gzipSync(JSON.stringify(session()));
+      for (const coding of ['gzip', 'br']) {
+        const res = await t.call('POST', '/api/v1/payments/sessions', {
+          auth: m,
+          body: coding === 'gzip' ? body.toString('latin1') : JSON.stringify(session()),
+          headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        });
+        expect(res.status, coding).toBe(415);
+        expect(res.body.errors).toEqual([
+          { field: 'content-encoding', message: `must be absent or identity (got ${coding})` },
+        ]);
+      }
+      const plain = await t.call('POST', '/api/v1/payments/sessions', {
+        auth: m,
+        body: JSON.stringify(session()),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      });
+      expect(plain.status).toBe(201);
     });
 
     it('application/json with a charset parameter is accepted', async () => {

@@ -75,10 +75,18 @@ function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** The request's Content-Encoding other than `identity` (lower case), or undefined when it has none. */
+function contentCodingOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['content-encoding'];
+  const coding = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
+  return coding === '' || coding === 'identity' ? undefined : coding;
+}
+
 /**
  * `preParsing` hook of the JSON APIs (merchant API, admin API): a body in any other media type than
  * `application/json` — `text/plain`, a form, `application/problem+json` (an answer type, not a request type), or none
- * at all — is answered 415 UNSUPPORTED_MEDIA_TYPE naming the media type, before it is parsed. It runs after
+ * at all — is answered 415 UNSUPPORTED_MEDIA_TYPE naming the media type, before it is parsed; so is a body with a
+ * Content-Encoding (gzip, br, …), which Kassa does not decode. It runs after
  * authentication (an `onRequest` hook), so an unauthenticated caller learns nothing about the route. Routes that take
  * forms (the OAuth token endpoint, RFC 6749 §4.4; the hosted pages) are outside these prefixes.
  * A callback hook: an async one costs a promise and a microtask per request (issue 12).
@@ -92,6 +100,19 @@ export function requireJsonBodies(prefixes: readonly string[]) {
     done: (error: null, payload: P) => void,
   ): void {
     const checked = hasBody(request) && prefixes.some((p) => request.url.startsWith(p));
+    const coding = checked ? contentCodingOf(request) : undefined;
+    if (coding !== undefined) {
+      // RFC 9110 §8.4.1, §15.5.16: a content coding the server does not decode is 415; reading the coded bytes as
+      // JSON would refuse them as "not UTF-8" (gzip) or, worse, parse them (a plain body labelled br).
+      sendProblem(
+        request,
+        reply,
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Encoding ${coding} is not accepted; send the body as is`,
+        [{ field: 'content-encoding', message: `must be absent or identity (got ${coding})` }],
+      );
+      return;
+    }
     const mediaType = checked ? mediaTypeOf(request) : undefined;
     if (!checked || mediaType === JSON_MEDIA_TYPE) {
       done(null, payload);
