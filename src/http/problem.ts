@@ -69,6 +69,8 @@ export const responseCodeOfStatus = (status: number): string =>
 
 interface AjvError {
   instancePath: string;
+  /** Where in the schema the failing keyword is (`#/properties/email/anyOf/0/format`). */
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
@@ -79,16 +81,36 @@ interface AjvError {
 /** The digits-only string form of `amount.value` (contracts/primitives.ts AmountValue). */
 const AMOUNT_DIGITS_PATTERN = '^0*[1-9][0-9]{0,10}$';
 
+/** The index of the `anyOf` alternative nearest the failing keyword, from its schemaPath (`…/anyOf/1/maxLength`). */
+function alternativeOf(e: AjvError): number | undefined {
+  const all = [...(e.schemaPath ?? '').matchAll(/\/anyOf\/(\d+)\//g)];
+  const last = all.at(-1)?.[1];
+  return last === undefined ? undefined : Number(last);
+}
+
 /**
  * One error per failed alternative of an `anyOf` (an integer or a string of digits): a value of one of the
  * alternatives' types is judged by that alternative alone (`0` → "must be >= 1", not also "must be string"); a value
- * of neither type gets one "must be integer or string". Other errors pass unchanged.
+ * of neither type gets one "must be integer or string"; a value every alternative refuses for another reason is judged
+ * by the first (an email or "": `"x"` → "must match format email", not also "must NOT have more than 0 characters").
+ * Other errors pass unchanged.
  */
 function withoutAnyOfNoise(errors: AjvError[]): AjvError[] {
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
   if (anyOfPaths.size === 0) return errors;
   const noise = (e: AjvError) => anyOfPaths.has(e.instancePath) && (e.keyword === 'type' || e.keyword === 'anyOf');
-  const kept = errors.filter((e) => !noise(e));
+  const unfiltered = errors.filter((e) => !noise(e));
+  const firstAlternative = new Map<string, number>();
+  for (const e of unfiltered) {
+    const alternative = alternativeOf(e);
+    if (!anyOfPaths.has(e.instancePath) || alternative === undefined) continue;
+    firstAlternative.set(e.instancePath, Math.min(firstAlternative.get(e.instancePath) ?? alternative, alternative));
+  }
+  const kept = unfiltered.filter((e) => {
+    const first = firstAlternative.get(e.instancePath);
+    const alternative = alternativeOf(e);
+    return first === undefined || alternative === undefined || alternative === first;
+  });
   for (const path of anyOfPaths) {
     if (kept.some((e) => e.instancePath === path)) continue;
     const types = errors.filter((e) => e.instancePath === path && e.keyword === 'type').map((e) => e.params.type);
