@@ -131,6 +131,15 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     expect(res.html).not.toContain('4000000000010002');
   });
 
+  /** A new HOSTED payment's card step posted with a frictionless Visa test card and `cardholderName`. */
+  const cardStepWithName = async (cardholderName: string) => {
+    const p = await createHosted();
+    const page = await client.get(p._links.redirect.href);
+    const { action, fields } = formWithAction(page.html, t.url, '/card');
+    const card = { number: testPan('40000000', '1000'), expiry: '12/30', securityCode: '123', cardholderName };
+    return { p, res: await client.post(action, { ...fields, ...card }) };
+  };
+
   // Security: a name with controls or bidi overrides would read differently in the merchant's back office and logs
   // than what was typed; the merchant API refuses the same text (contracts/primitives.ts TEXT_PATTERN).
   it.each([
@@ -141,16 +150,7 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
     ['a left-to-right isolate', 'a\u2066b'],
     ['a card number typed into it', '4000 0000 0001 0001'],
   ])('a cardholder name with %s is refused with a field error and not stored', async (_name, cardholderName) => {
-    const p = await createHosted();
-    const page = await client.get(p._links.redirect.href);
-    const { action, fields } = formWithAction(page.html, t.url, '/card');
-    const res = await client.post(action, {
-      ...fields,
-      number: testPan('40000000', '1000'),
-      expiry: '12/30',
-      securityCode: '123',
-      cardholderName,
-    });
+    const { p, res } = await cardStepWithName(cardholderName);
     expect(res.status).toBe(422);
     expect(res.html).toContain('id="cardholderName-error"');
     expect(res.html).toContain('aria-describedby="cardholderName-error"');
@@ -161,17 +161,8 @@ describe.each(DIALECTS)('hosted forms without JavaScript (%s)', (dialect) => {
   });
 
   it('a cardholder name with letters from any script and a right-to-left mark is taken', async () => {
-    const p = await createHosted();
-    const page = await client.get(p._links.redirect.href);
-    const { action, fields } = formWithAction(page.html, t.url, '/card');
     const cardholderName = 'Maija Meikäläinen \u05d3\u05d5\u05d3\u200f 😀';
-    const res = await client.post(action, {
-      ...fields,
-      number: testPan('40000000', '1000'),
-      expiry: '12/30',
-      securityCode: '123',
-      cardholderName,
-    });
+    const { p, res } = await cardStepWithName(cardholderName);
     expect(res.status).toBe(303);
     const details = (await t.call('GET', `/api/v1/payments/getByPayId/${p.payId}`, { auth: dk })).body;
     expect(details.paymentMethods.card.cardHolderName).toBe(cardholderName);

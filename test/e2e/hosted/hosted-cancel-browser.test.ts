@@ -9,10 +9,10 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../../src/hosted/i18n.js';
-import { CHROMIUM, haveChromium, launchChromium } from '../../helpers/chromium.js';
+import { CHROMIUM, haveChromium, inChromiumPage, launchChromium } from '../../helpers/chromium.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
 const ARTIFACTS = 'test-artifacts';
@@ -45,23 +45,9 @@ describe.skipIf(!haveChromium).sequential('cancel and return to the shop in Chro
     await new Promise((resolve) => shop?.close(resolve));
   });
 
-  /** A page recording CSP violations; closed afterwards (with a screenshot when `run` failed). */
-  async function inBrowser(name: string, run: (page: Page, cspViolations: string[]) => Promise<void>) {
-    const context: BrowserContext = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-GB' });
-    const page = await context.newPage();
-    const cspViolations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    try {
-      await run(page, cspViolations);
-    } catch (error) {
-      await page.screenshot({ path: `${ARTIFACTS}/hosted-cancel-${name}-failed.png`, fullPage: true }).catch(() => {});
-      throw error;
-    } finally {
-      await context.close();
-    }
-  }
+  /** A page recording CSP violations (with a screenshot when `run` failed). */
+  const inBrowser = (name: string, run: (page: Page, cspViolations: string[]) => Promise<void>) =>
+    inChromiumPage(browser, `hosted-cancel-${name}`, /Content Security Policy/i, run);
 
   async function expectAccessible(page: Page, label: string) {
     const result = await new AxeBuilder({ page }).analyze();

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../../src/hosted/i18n.js';
-import { CHROMIUM, haveChromium, launchChromium } from '../../helpers/chromium.js';
+import { CHROMIUM, haveChromium, inChromiumPage, launchChromium } from '../../helpers/chromium.js';
 import { startTestKassa, type TestKassa } from '../../helpers/test-kassa.js';
 
 const ARTIFACTS = 'test-artifacts';
@@ -65,23 +65,9 @@ describe.skipIf(!haveChromium).sequential('the hosted pages inside a shop’s if
     return created.body as { payId: string; _links: { redirect: { href: string } } };
   };
 
-  /** A page whose console messages about framing and the CSP are kept; closed afterwards. */
-  async function inBrowser(name: string, run: (page: Page, refusals: string[]) => Promise<void>) {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-GB' });
-    const page = await context.newPage();
-    const refusals: string[] = [];
-    page.on('console', (m) => {
-      if (/Refused|Content Security Policy|X-Frame-Options/i.test(m.text())) refusals.push(m.text());
-    });
-    try {
-      await run(page, refusals);
-    } catch (error) {
-      await page.screenshot({ path: `${ARTIFACTS}/hosted-iframe-${name}-failed.png`, fullPage: true }).catch(() => {});
-      throw error;
-    } finally {
-      await context.close();
-    }
-  }
+  /** A page whose console messages about framing and the CSP are kept (refusals). */
+  const inBrowser = (name: string, run: (page: Page, refusals: string[]) => Promise<void>) =>
+    inChromiumPage(browser, `hosted-iframe-${name}`, /Refused|Content Security Policy|X-Frame-Options/i, run);
 
   const paymentFrame = async (page: Page): Promise<Frame> => {
     const frame = await (await page.waitForSelector('iframe[title="payment"]')).contentFrame();
