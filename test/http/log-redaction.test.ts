@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pseudoCardNumber } from '../../src/domain/cards/pseudo-card-number.js';
-import { maskCardNumbers, redactQuery } from '../../src/http/plugins/log-redaction.js';
+import { maskCardNumbers } from '../../src/domain/payments/card-number-mask.js';
+import { redactQuery } from '../../src/http/plugins/log-redaction.js';
 import { startTestKassa, type TestKassa } from '../helpers/test-kassa.js';
 
 // Card numbers of the black-box review (both pass the Luhn check).

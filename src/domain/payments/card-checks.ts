@@ -17,20 +17,6 @@ export function passesLuhn(pan: string): boolean {
   return sum % 10 === 0;
 }
 
-/**
- * Whether a text meant to be a name holds a card number: 13–19 digits passing the Luhn check, written whole or in
- * groups split by spaces, dots or hyphens. A cardholder name with one is a merchant's or a shopper's slip (the number
- * typed or mapped into the wrong field); refusing it keeps the number out of the database and the logs in clear
- * (PCI DSS 3.4.1). For names only: ids may be such numbers by chance (one in ten passes Luhn).
- */
-export function holdsCardNumber(text: string): boolean {
-  for (const run of text.match(/\d[\d .-]*\d/g) ?? []) {
-    const digits = run.replace(/[ .-]/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
-  }
-  return false;
-}
-
 /** The Luhn check digit that completes `partial` (used to build test card numbers). */
 export function luhnCheckDigit(partial: string): string {
   for (let d = 0; d <= 9; d++) if (passesLuhn(partial + d)) return String(d);

@@ -13,14 +13,8 @@ import type { CheckoutSession, SessionStatus } from '../sessions/checkout-sessio
 import type { SurchargeDecision } from '../surcharge/decide-surcharge.js';
 import { type ConsentedCard, consentCovers, reviewDigest } from '../surcharge/surcharge-consent.js';
 import { authorizeAtAcquirer } from './authorize-payment.js';
-import {
-  cardFingerprint,
-  detectBrand,
-  expiryProblem,
-  holdsCardNumber,
-  passesLuhn,
-  summarizeCard,
-} from './card-checks.js';
+import { cardFingerprint, detectBrand, expiryProblem, passesLuhn, summarizeCard } from './card-checks.js';
+import { holdsCardNumber } from './card-number-mask.js';
 import { type CardTestingRefusal, type CardVelocityGuard, VELOCITY_LIMITED_CODE } from './card-testing.js';
 import {
   type CreateSessionCommand,

@@ -13,7 +13,7 @@ import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Store } from '../ports/store.js';
 import { decideSurcharge, type SurchargeDecision } from '../surcharge/decide-surcharge.js';
-import { holdsCardNumber } from './card-checks.js';
+import { holdsCardNumber } from './card-number-mask.js';
 import type { HostedPrefill, HostedThreeDsPolicy, InformationalFields, Payment } from './payment.js';
 import { payIdFromUuid } from './payment.js';
 import type { CreatePaymentCommand } from './payment-request.js';
