@@ -570,7 +570,7 @@ export interface components {
             externalIntegrationId?: string;
             requestId?: string;
             amount: {
-                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused */
+                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1e-14 of its size past 10^8) is taken as that number (1998.9999999999998: PHP's json_encode(19.99 * 100)); any other fraction is refused */
                 value: number | string;
                 /** @description ISO 4217 alphabetic code */
                 currency: string;
@@ -934,7 +934,7 @@ export interface components {
             externalIntegrationId?: string;
             requestId?: string;
             amount: {
-                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused */
+                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1e-14 of its size past 10^8) is taken as that number (1998.9999999999998: PHP's json_encode(19.99 * 100)); any other fraction is refused */
                 value: number | string;
                 /** @description ISO 4217 alphabetic code */
                 currency: string;
@@ -1331,7 +1331,7 @@ export interface components {
                 [key: string]: string;
             };
             amount: {
-                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused */
+                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1e-14 of its size past 10^8) is taken as that number (1998.9999999999998: PHP's json_encode(19.99 * 100)); any other fraction is refused */
                 value: number | string;
                 /** @description ISO 4217 alphabetic code */
                 currency: string;
@@ -1384,7 +1384,7 @@ export interface components {
                 [key: string]: string;
             };
             amount: {
-                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused */
+                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1e-14 of its size past 10^8) is taken as that number (1998.9999999999998: PHP's json_encode(19.99 * 100)); any other fraction is refused */
                 value: number | string;
                 /** @description ISO 4217 alphabetic code */
                 currency: string;
@@ -1435,7 +1435,7 @@ export interface components {
                 [key: string]: string;
             };
             amount?: {
-                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused */
+                /** @description ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1e-14 of its size past 10^8) is taken as that number (1998.9999999999998: PHP's json_encode(19.99 * 100)); any other fraction is refused */
                 value: number | string;
                 /** @description ISO 4217 alphabetic code */
                 currency: string;

@@ -35,8 +35,9 @@ export const AmountValue = Type.Union(
   ],
   {
     description:
-      'ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number ' +
-      "(1998.9999999999998: PHP's json_encode(19.99 * 100)) is taken as that number; any other fraction is refused",
+      'ISO 4217 minor units: an integer, or a string of digits. A number within 1e-6 of a whole number (1e-14 of ' +
+      "its size past 10^8) is taken as that number (1998.9999999999998: PHP's json_encode(19.99 * 100)); any " +
+      'other fraction is refused',
   },
 );
 

@@ -39,6 +39,9 @@ function saveCardPurpose(payment: Payment): SaveCardPurpose | undefined {
 }
 const BRAND_LABEL = { VISA: 'Visa', MASTERCARD: 'Mastercard' } as const;
 
+/** A payment's or session's `urls.return` and `urls.cancel`: the merchant's site. */
+type MerchantUrls = { return?: string; cancel?: string };
+
 /** How long a page of a payment whose Pay is being handled elsewhere waits for its next step, ms (`movedOn`). */
 const CONFIRMING_WAIT_MS = 5_000;
 
@@ -101,7 +104,9 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
 
   /**
    * Sends a hosted page; `merchant` adds the merchant's logo and texts (customFields) above the body, with the CSP
-   * allowing images from the logo's https origin only, and forms to end at the merchant's return and cancel URLs.
+   * allowing images from the logo's https origin only, and forms to end at the merchant's return and cancel URLs,
+   * whose site may frame the page (a shop plugin's iframe mode; render.ts PagePolicy.framedBy). `merchant` with only
+   * `urls`: no header, the framing and forms alone (the message pages of a known payment or session).
    */
   const page = (
     reply: FastifyReply,
@@ -110,15 +115,17 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     body: preact.ComponentChildren,
     status = 200,
     script?: string,
-    merchant?: { name: string; texts: MerchantTexts; urls?: { return?: string; cancel?: string } },
+    merchant?: { name?: string; texts?: MerchantTexts; urls?: MerchantUrls },
   ) => {
     const nonce = newNonce();
-    const logoOrigin = merchant?.texts.logoOrigin;
+    const logoOrigin = merchant?.texts?.logoOrigin;
     const formAction = merchantOrigins(merchant?.urls);
     return sendPage(
       reply,
       <Layout lang={lang} title={title} nonce={nonce} script={script}>
-        {merchant && <MerchantHeader texts={merchant.texts} merchantName={merchant.name} />}
+        {merchant?.texts && merchant.name !== undefined && (
+          <MerchantHeader texts={merchant.texts} merchantName={merchant.name} />
+        )}
         {body}
       </Layout>,
       nonce,
@@ -131,21 +138,37 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     );
   };
 
+  /** A message page; `urls`: the merchant's of the payment or session it is about, whose site may frame it. */
   const message = (
     reply: FastifyReply,
     lang: Language,
     key: 'linkInvalid' | 'sessionExpired' | 'sessionCompleted' | 'sessionFailed' | 'notFound',
     status: number,
+    urls?: MerchantUrls,
   ) => {
     const t = MESSAGES[lang];
-    return page(reply, lang, t.pageTitle, <MessagePage title={t.pageTitle} message={t[key]} />, status);
+    return page(reply, lang, t.pageTitle, <MessagePage title={t.pageTitle} message={t[key]} />, status, undefined, {
+      urls,
+    });
   };
 
   /** The page of a session that no longer takes cards: expired (410), paid (409), or its card tries used up (409). */
-  const sessionEnded = (reply: FastifyReply, lang: Language, status: 'EXPIRED' | 'COMPLETED' | 'FAILED') =>
+  const sessionEnded = (
+    reply: FastifyReply,
+    lang: Language,
+    status: 'EXPIRED' | 'COMPLETED' | 'FAILED',
+    urls?: MerchantUrls,
+  ) =>
     status === 'EXPIRED'
-      ? message(reply, lang, 'sessionExpired', 410)
-      : message(reply, lang, status === 'COMPLETED' ? 'sessionCompleted' : 'sessionFailed', 409);
+      ? message(reply, lang, 'sessionExpired', 410, urls)
+      : message(reply, lang, status === 'COMPLETED' ? 'sessionCompleted' : 'sessionFailed', 409, urls);
+
+  /** The merchant URLs of a session, for the framing of its message pages; undefined when it cannot be read. */
+  const sessionUrls = async (sessionId: string): Promise<MerchantUrls | undefined> =>
+    hosted.sessionForPage(sessionId).then(
+      ({ session }) => session.urls,
+      () => undefined,
+    );
 
   /**
    * The signed-link check of every payment page; the link token travels in `t` (query or form). A link Kassa signed
@@ -175,7 +198,7 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
       const waiting = isWaitingForCard(found.payment);
       const payment = waiting ? await hosted.expireIfDue(found.payment) : found.payment;
       if (link === 'EXPIRED' || (waiting && payment.status !== 'PENDING')) {
-        await message(reply, languageOf(request, payment.language), 'sessionExpired', 410);
+        await message(reply, languageOf(request, payment.language), 'sessionExpired', 410, payment.urls);
         return undefined;
       }
       return { ...found, payment };
@@ -217,6 +240,9 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
               </p>
             )}
           </MessagePage>,
+          200,
+          undefined,
+          { urls: session.urls },
         );
       }
     }
@@ -276,9 +302,11 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (link === 'INVALID') return message(reply, languageOf(request), 'linkInvalid', 403);
     const { session, merchant, status } = await hosted.sessionForPage(sessionId);
     // A session link expires with the session (expiresAt, Paygate expirationTime): Kassa signed it, so say expired.
-    if (link === 'EXPIRED') return message(reply, languageOf(request, session.language), 'sessionExpired', 410);
+    if (link === 'EXPIRED') {
+      return message(reply, languageOf(request, session.language), 'sessionExpired', 410, session.urls);
+    }
     const lang = languageOf(request, session.language);
-    if (status !== 'OPEN') return sessionEnded(reply, lang, status);
+    if (status !== 'OPEN') return sessionEnded(reply, lang, status, session.urls);
     const tt = MESSAGES[lang];
     return page(
       reply,
@@ -315,12 +343,14 @@ export async function hostedPagesRoutes(app: FastifyInstance, opts: HostedPagesO
     if (link === 'INVALID' || !links.verifyCsrf(sessionId, form.t ?? '', form.csrf)) {
       return message(reply, languageOf(request), 'linkInvalid', 403);
     }
-    if (link === 'EXPIRED') return message(reply, languageOf(request), 'sessionExpired', 410);
+    if (link === 'EXPIRED') {
+      return message(reply, languageOf(request), 'sessionExpired', 410, await sessionUrls(sessionId));
+    }
     try {
       return await act(sessionId);
     } catch (error) {
       const ended = error instanceof KassaError ? sessionEndedBy(error.code) : undefined;
-      if (ended) return sessionEnded(reply, languageOf(request), ended);
+      if (ended) return sessionEnded(reply, languageOf(request), ended, await sessionUrls(sessionId));
       throw error;
     }
   };

@@ -25,6 +25,9 @@ function nulPath(value: unknown, root: string): string | undefined {
   return undefined;
 }
 
+/** The token request's form members (RFC 6749 §4.4.2, §2.3.1), which a NUL answer may name. */
+const TOKEN_FORM_MEMBERS = new Set(['grant_type', 'client_id', 'client_secret', 'scope']);
+
 /**
  * `preValidation` hook: refuses a request carrying U+0000 in a path parameter, the query or a body string with 400
  * VALIDATION_FAILED naming the field. No field of the API or the pages allows it, and PostgreSQL cannot store it in
@@ -39,8 +42,10 @@ export function refuseNulCharacters(request: FastifyRequest, reply: FastifyReply
   }
   // Answered: the request goes no further (a callback hook that sends does not call done).
   if (request.routeOptions.url === TOKEN_PATH) {
-    // The token endpoint answers in RFC 6749 §5.2's form, never problem+json.
-    oauthError(reply, 400, 'invalid_request', `${field || 'body'} must not contain NUL characters`);
+    // The token endpoint answers in RFC 6749 §5.2's form, never problem+json; its description names only the form's
+    // own members (a member name from the body could hold characters §5.2 does not allow there).
+    const named = TOKEN_FORM_MEMBERS.has(field) ? field : 'the request';
+    oauthError(reply, 400, 'invalid_request', `${named} must not contain NUL characters`);
     return;
   }
   const errors: FieldError[] = [{ field: field || 'body', message: 'must not contain NUL characters' }];

@@ -111,6 +111,20 @@ function withoutAnyOfNoise(errors: AjvError[]): AjvError[] {
     const alternative = alternativeOf(e);
     return first === undefined || alternative === undefined || alternative === first;
   });
+  // Alternatives that are all formats (an IPv4 or IPv6 address) are named together: the first alone would mislead.
+  for (const path of anyOfPaths) {
+    const atPath = unfiltered.filter((e) => e.instancePath === path && alternativeOf(e) !== undefined);
+    if (atPath.length < 2 || !atPath.every((e) => e.keyword === 'format')) continue;
+    const formats = atPath.map((e) => String(e.params.format));
+    const index = kept.findIndex((e) => e.instancePath === path);
+    if (index < 0) continue;
+    kept[index] = {
+      instancePath: path,
+      keyword: 'format',
+      message: `must match format ${formats.join(' or ')}`,
+      params: {},
+    };
+  }
   for (const path of anyOfPaths) {
     if (kept.some((e) => e.instancePath === path)) continue;
     const types = errors.filter((e) => e.instancePath === path && e.keyword === 'type').map((e) => e.params.type);

@@ -103,6 +103,7 @@ describe('edge hardening (issue 9)', () => {
           headers: { 'content-type': 'application/json', 'content-encoding': coding },
         });
         expect(res.status, coding).toBe(415);
+        expect(res.headers.get('accept-encoding')).toBe('identity');
         expect(res.body.errors).toEqual([
           { field: 'content-encoding', message: `must be absent or identity (got ${coding})` },
         ]);

@@ -126,3 +126,29 @@ describe('a client that closes its connection mid-body', () => {
     expect(records.filter((r) => r.msg === 'database unreachable' || r.level >= 40)).toEqual([]);
   });
 });
+
+describe('a value every alternative of an anyOf refuses', () => {
+  /** The field errors of POSTing `value` as `field` to a route whose schema gives it `schema`. */
+  async function errorsOf(schema: Record<string, unknown>, value: unknown) {
+    const app = Fastify({ logger: false, ajv: { customOptions: { allErrors: true, coerceTypes: false } } });
+    app.setErrorHandler(problemErrorHandler);
+    app.post('/', { schema: { body: Type.Object({ field: Type.Unsafe(schema) }) } }, async () => ({}));
+    const res = await app.inject({ method: 'POST', url: '/', payload: { field: value } });
+    await app.close();
+    return res.json().errors;
+  }
+
+  it('is judged by the first alternative (an email, or "" as the Go client sends): one message', async () => {
+    const schema = { type: 'string', anyOf: [{ format: 'email' }, { maxLength: 0 }] };
+    expect(await errorsOf(schema, 'not-an-address')).toEqual([
+      { field: 'field', message: 'must match format "email"' },
+    ]);
+  });
+
+  it('names every format when the alternatives are formats (an IPv4 or IPv6 address)', async () => {
+    const schema = { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
+    expect(await errorsOf(schema, 'not-an-ip')).toEqual([
+      { field: 'field', message: 'must match format ipv4 or ipv6' },
+    ]);
+  });
+});

@@ -102,8 +102,10 @@ export function requireJsonBodies(prefixes: readonly string[]) {
     const checked = hasBody(request) && prefixes.some((p) => request.url.startsWith(p));
     const coding = checked ? contentCodingOf(request) : undefined;
     if (coding !== undefined) {
-      // RFC 9110 §8.4.1, §15.5.16: a content coding the server does not decode is 415; reading the coded bytes as
-      // JSON would refuse them as "not UTF-8" (gzip) or, worse, parse them (a plain body labelled br).
+      // RFC 9110 §8.4.1, §15.5.16: a content coding the server does not decode is 415, with Accept-Encoding saying
+      // which it takes (§12.5.3); reading the coded bytes as JSON would refuse them as "not UTF-8" (gzip) or, worse,
+      // parse them (a plain body labelled br).
+      reply.header('accept-encoding', 'identity');
       sendProblem(
         request,
         reply,
