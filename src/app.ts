@@ -19,13 +19,9 @@ import { AccessTokens } from './http/auth/access-tokens.js';
 import { merchantAuth } from './http/auth/authenticate.js';
 import { CredentialCache } from './http/auth/credential-cache.js';
 import { AUTH_FAILURE_LIMIT, AuthFailureLimit } from './http/auth/failure-limit.js';
-import {
-  clientErrorProblem,
-  depthLimitedJsonParser,
-  refuseNulCharacters,
-  roundComputedAmounts,
-} from './http/hostile-input.js';
+import { clientErrorProblem, depthLimitedJsonParser, refuseNulCharacters } from './http/hostile-input.js';
 import { authenticateFirst } from './http/plugins/auth-first.js';
+import { roundComputedAmounts } from './http/plugins/computed-amounts.js';
 import { strictDocsCsp } from './http/plugins/docs-csp.js';
 import { IdempotentReplies } from './http/plugins/idempotency.js';
 import { requireJsonBodies } from './http/plugins/json-body.js';

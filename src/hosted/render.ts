@@ -50,12 +50,11 @@ export interface PagePolicy {
   formAction?: string[];
   /** Origins the page may frame (the ACS's 3DS Method page). */
   frameSrc?: string[];
-  /** Whether Kassa's own pages may frame this page (the method notification runs inside the method iframe). */
-  framedBySelf?: boolean;
   /**
    * Origins besides Kassa's own that may frame the page: the merchant's site ({@link merchantOrigins}), for the shop
    * plugins' iframe mode (the Axepta WooCommerce, Magento 2 and PrestaShop plugins show `_links.redirect.href` in an
-   * iframe of the checkout), which Computop's Paygate allows. Every other site still may not (clickjacking).
+   * iframe of the checkout), which Computop's Paygate allows. Every other site still may not (clickjacking). `['*']`:
+   * any site, for a page with nothing to click. Without it no page may frame this one, Kassa's own included.
    */
   framedBy?: string[];
   /** Whether the page's script may call Kassa (the card step's live brand and fee preview). */
@@ -78,7 +77,7 @@ export function contentSecurityPolicy(nonce: string, policy: PagePolicy = {}): s
     ...(policy.imgSrc?.length ? [`img-src ${policy.imgSrc.join(' ')}`] : []),
     `form-action ${["'self'", ...(policy.formAction ?? [])].join(' ')}`,
     ...(policy.frameSrc?.length ? [`frame-src ${policy.frameSrc.join(' ')}`] : []),
-    `frame-ancestors ${policy.framedBy?.length ? ["'self'", ...policy.framedBy].join(' ') : policy.framedBySelf ? "'self'" : "'none'"}`,
+    `frame-ancestors ${policy.framedBy?.length ? ["'self'", ...policy.framedBy].join(' ') : "'none'"}`,
     "base-uri 'none'",
   ].join('; ');
 }
@@ -91,7 +90,7 @@ export function sendPage(reply: FastifyReply, page: VNode, nonce: string, policy
   // X-Frame-Options names no other origin (ALLOW-FROM is gone from browsers); CSP frame-ancestors, which browsers obey
   // over it, says which may frame the page.
   if (policy.framedBy?.length) reply.removeHeader('x-frame-options');
-  else reply.header('x-frame-options', policy.framedBySelf ? 'SAMEORIGIN' : 'DENY');
+  else reply.header('x-frame-options', 'DENY');
   return reply
     .status(status)
     .header('content-security-policy', contentSecurityPolicy(nonce, policy))

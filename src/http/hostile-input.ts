@@ -2,7 +2,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { wholeMinorUnits } from '../contracts/primitives.js';
 import { ERROR_CATALOGUE, type FieldError, KassaError } from '../domain/errors/error-catalogue.js';
 import { duplicateMemberPath, nonUtf8Charset } from './plugins/json-body.js';
 import { httpStatusOf, PROBLEM_JSON, problemType, responseCodeOfStatus, sendProblem } from './problem.js';
@@ -191,21 +190,4 @@ export function clientErrorProblem(error: Error & { code?: string }, socket: Dup
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${PROBLEM_JSON}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-}
-
-/**
- * `preValidation` hook of the merchant API: a request's `amount.value` that binary floating point made of a whole
- * number of minor units (contracts/primitives.ts wholeMinorUnits: 1998.9999999999998 from PHP's 19.99 * 100) becomes
- * that number, so the schema's integer check takes it; a real fraction (12.5) is left to be refused, naming the field.
- */
-export function roundComputedAmounts(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
-  const amount = (request.body as { amount?: unknown } | null | undefined)?.amount;
-  if (amount !== null && typeof amount === 'object' && !Array.isArray(amount)) {
-    const holder = amount as { value?: unknown };
-    if (typeof holder.value === 'number' && !Number.isInteger(holder.value)) {
-      const whole = wholeMinorUnits(holder.value);
-      if (whole !== undefined) holder.value = whole;
-    }
-  }
-  done();
 }

@@ -52,8 +52,11 @@ export function withPayId(url: string, payId: string): string {
   return `${beforeFragment.slice(0, question + 1)}${query}${separator}${added}${fragment}`;
 }
 
-/** A query pair's name as the merchant's server reads it (application/x-www-form-urlencoded); undefined if malformed. */
-function queryNameOf(pair: string): string | undefined {
+/**
+ * A query pair's name (`name=value`, or `name` alone) as a server reads it (application/x-www-form-urlencoded: `+` is a
+ * space, then percent-decoding); undefined when its escapes are malformed.
+ */
+export function queryNameOf(pair: string): string | undefined {
   const equals = pair.indexOf('=');
   const raw = (equals === -1 ? pair : pair.slice(0, equals)).replaceAll('+', ' ');
   try {

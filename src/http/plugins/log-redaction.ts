@@ -7,6 +7,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { maskCardNumbers } from '../../domain/payments/card-number-mask.js';
+import { queryNameOf } from '../../domain/payments/return-url.js';
 
 /** Query parameters whose values say nothing secret, logged as they are; every other value is `[redacted]`. */
 const LOGGED_QUERY_PARAMETERS = new Set(['payId', 'PayID', 'lang', 'language']);
@@ -26,15 +27,10 @@ export function redactQuery(url: string): string {
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      const rawName = eq < 0 ? pair : pair.slice(0, eq);
-      let name = rawName;
-      try {
-        name = decodeURIComponent(rawName.replaceAll('+', ' '));
-      } catch {
-        // a malformed name is kept encoded; its value is redacted all the same
-      }
-      if (eq < 0 || LOGGED_QUERY_PARAMETERS.has(name)) return pair;
-      return `${rawName}=${REDACTED}`;
+      // A malformed name (undefined) is kept encoded; its value is redacted all the same.
+      const name = queryNameOf(pair);
+      if (eq < 0 || (name !== undefined && LOGGED_QUERY_PARAMETERS.has(name))) return pair;
+      return `${pair.slice(0, eq)}=${REDACTED}`;
     });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
